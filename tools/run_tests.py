@@ -1,0 +1,49 @@
+"""`make test`: notebooks clean, library in sync, README in sync, then `nbdev_test` on every notebook.
+
+Ends with the line `N passed, N failed` counting the notebooks actually tested; exits non-zero on any
+failure. Extra arguments go to `nbdev_test` (e.g. `--flags "slow"`).
+"""
+import subprocess, sys, time, os
+from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
+
+root = Path(__file__).resolve().parent.parent
+os.chdir(root)
+bin_ = Path(sys.executable).parent
+problems = []
+
+def snapshot(pattern): return {p: p.read_bytes() for p in sorted(root.glob(pattern))}
+
+def check_unchanged(cmd, pattern, what):
+    "Run `cmd` and report files matching `pattern` that it changed (restoring them)."
+    before = snapshot(pattern)
+    subprocess.run([str(bin_/cmd)], check=True, capture_output=True)
+    after = snapshot(pattern)
+    changed = [str(p.relative_to(root)) for p in set(before) | set(after) if before.get(p) != after.get(p)]
+    for p in changed:
+        if Path(p).absolute() in before: (root/p).write_bytes(before[root/p])
+        else: (root/p).unlink()
+    if changed: problems.append(f"{what}: {cmd} changed {', '.join(sorted(changed))}")
+    print(f"{what}: {'FAILED' if changed else 'ok'}", flush=True)
+
+check_unchanged('nbdev_clean', 'nbs/*.ipynb', 'notebooks clean')
+check_unchanged('nbdev_export', 'vrag_nb/*.py', 'library in sync with notebooks')
+r = subprocess.run([sys.executable, 'tools/readme.py', '--check'])
+if r.returncode: problems.append('README.md is out of sync with nbs/index.ipynb (run `make readme`)')
+print(f"README in sync: {'FAILED' if r.returncode else 'ok'}", flush=True)
+
+nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
+def run(nb):
+    t = time.time()
+    r = subprocess.run([str(bin_/'nbdev_test'), '--path', str(nb), *sys.argv[1:]], capture_output=True, text=True)
+    return nb.name, r.returncode, time.time() - t, (r.stdout + r.stderr)[-6000:]
+
+passed = failed = 0
+with ThreadPoolExecutor(2) as ex:
+    for name, rc, secs, out in ex.map(run, nbs):
+        print(f"{'PASS' if rc == 0 else 'FAIL'} {name} ({secs:.1f} s)", flush=True)
+        if rc == 0: passed += 1
+        else: failed += 1; print(out, flush=True)
+for p in problems: print('FAILED:', p)
+print(f"{passed} passed, {failed + len(problems)} failed")
+sys.exit(1 if failed or problems else 0)
