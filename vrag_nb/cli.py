@@ -11,7 +11,7 @@ import vrag_nb
 from .agent import VRAGAgent, View, save_trajectory
 from .corpus import build_corpus
 from .index import PageIndex, _pages_hash
-from .eval import load_qa, evaluate_retrieval, gold_pages
+from .eval import load_qa, evaluate_retrieval, gold_pages, plot_retrieval
 
 # %% auto #0
 __all__ = ['DEMO_UIDS', 'vrag_index', 'vrag_search', 'print_event', 'ask', 'make_policy', 'vrag_ask', 'vrag_eval', 'vrag_demo']
@@ -29,12 +29,13 @@ def vrag_index(src: Param('PDF files, image files or folders', str, nargs='+'),
                out: Param('corpus and index dir to write (resumes if it exists)', str) = 'index',
                dpi: Param('PDF rendering resolution, dots per inch', int) = 150,
                batch_size: Param('pages per embedding batch', int) = 64,
+               method: Param('default search method stored with the index', str, choices=['hybrid', 'dense', 'bm25']) = 'hybrid',
                no_ocr: Param('do not OCR pages without a text layer', store_true) = False):
     "Render documents to page images and build a searchable index in OUT."
     t = time.time()
     rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr)
     if not rep.pages: _die(f'no pages to index ({len(rep.skipped)} files skipped)')
-    idx = PageIndex.build(out, batch_size=batch_size)
+    idx = PageIndex.build(out, batch_size=batch_size, method=method)
     print(f'{rep!r}\n{idx!r}\ndone in {time.time() - t:.1f} s')
 
 # %% ../nbs/09_cli.ipynb #1cf05e41
@@ -42,10 +43,11 @@ def vrag_index(src: Param('PDF files, image files or folders', str, nargs='+'),
 def vrag_search(index_dir: Param('index dir written by vrag_index', str),
                 query: Param('search query', str),
                 top_k: Param('number of pages', int) = 3,
+                method: Param("search method (default: the index's)", str, choices=['hybrid', 'dense', 'bm25']) = None,
                 json: Param('print JSON in the VRAG wire format', store_true) = False):
     "Search an index; print the top pages (or VRAG-style JSON with --json)."
     if top_k < 1: _die(f'--top_k must be at least 1, got {top_k}')
-    hits = _load(index_dir).search(query, top_k=top_k)
+    hits = _load(index_dir).search(query, top_k=top_k, method=method)
     if json:
         print(js.dumps({'score': [h.score for h in hits], 'indice': [h.rank for h in hits],
                           'data': [{'type': 'image', 'file_path': h.page.image, 'doc': h.page.doc, 'page': h.page.page} for h in hits]}))
@@ -116,22 +118,28 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
               dataset: Param('QA set in the unified format (e.g. data/qa.json)', str),
               top_k: Param('pages retrieved per question', int) = 10,
               json: Param('print one JSON object', store_true) = False,
-              out: Param('also write the full results (with per-question rows) to this JSON file', str) = None):
-    "Retrieval metrics of an index on a QA set: recall@1, recall@5, MRR@10, NDCG@5."
+              out: Param('write full results (JSON, with per-question rows) here, and a plot beside it (.png)', str) = None):
+    "Retrieval metrics (recall@1, recall@5, MRR@10, NDCG@5) of dense, BM25 and hybrid search, side by side."
     idx = _load(index_dir)
     try: exs = load_qa(dataset)
     except (OSError, ValueError, KeyError) as e: _die(f'cannot read {dataset}: {e}')
     missing = {p for e in exs for p in gold_pages(e)} - {p.pid for p in idx.pages}
     if missing: print(f'warning: {len(missing)} gold pages are not in the index (e.g. {sorted(missing)[0]})', file=sys.stderr)
-    res = evaluate_retrieval(idx, exs, top_k)
-    res['method'] = f"dense ({idx.meta['embedder']})"
-    if out: Path(out).write_text(js.dumps(res, indent=1))
-    if json: print(js.dumps({k: v for k, v in res.items() if k != 'rows'}))
-    else:
-        print(f"{res['method']}, {res['n']} questions")
-        print(f"{'':8s} {'recall@1':>9s} {'recall@5':>9s} {'mrr@10':>9s} {'ndcg@5':>9s} {'n':>4s}")
-        for name, r in [('all', res), *res['by_type'].items()]:
-            print(f"{name:8s} {r['recall@1']:9.3f} {r['recall@5']:9.3f} {r['mrr@10']:9.3f} {r['ndcg@5']:9.3f} {r['n']:4d}")
+    default = idx.meta['method']
+    runs = {m: evaluate_retrieval(idx, exs, top_k, m) for m in (default, *[m for m in ('dense', 'bm25', 'hybrid') if m != default])}
+    summary = lambda r: {k: v for k, v in r.items() if k != 'rows'}
+    res = {**summary(runs[default]), 'method': default, 'embedder': idx.meta['embedder'], 'methods': {m: summary(r) for m, r in runs.items()}}
+    if out:
+        out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(js.dumps({**res, 'rows': {m: r['rows'] for m, r in runs.items()}}, indent=1))
+        plot_retrieval(runs, out.with_suffix('.png'))
+    if json: print(js.dumps(res)); return
+    print(f"{idx.meta['embedder']} index, {res['n']} questions (default method: {default})")
+    print(f"{'method':8s} {'questions':10s} {'recall@1':>9s} {'recall@5':>9s} {'mrr@10':>9s} {'ndcg@5':>9s} {'n':>4s}")
+    for m, r in runs.items():
+        for name, x in [('all', r), *r['by_type'].items()]:
+            print(f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} {x['ndcg@5']:9.3f} {x['n']:4d}")
+    if out: print(f'results in {out}, plot in {out.with_suffix(".png")}')
 
 # %% ../nbs/09_cli.ipynb #07607043
 DEMO_UIDS = ['vragnb-038', 'vragnb-012', 'vragnb-005']  # R's q(), a Messier-table distance, the ACM sample's figure photo

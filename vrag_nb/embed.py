@@ -45,6 +45,8 @@ class MiniLMEmbedder:
                  max_length: int = 256, # tokens per text; longer texts are truncated
                  batch_size: int = 32, # texts per ONNX run
                  threads: int | None = None, # onnxruntime intra-op threads; None: all cores
+                 passage_tokens: int = 128, # passage length for `embed_passages`, tokens
+                 passage_stride: int = 96, # step between passage starts, tokens (< passage_tokens: overlap)
                 ):
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -56,6 +58,10 @@ class MiniLMEmbedder:
         if threads: opts.intra_op_num_threads = threads
         self.session = ort.InferenceSession(str(onnx), opts, providers=['CPUExecutionProvider'])
         self.max_length, self.batch_size = max_length, batch_size
+        if not 0 < passage_stride <= passage_tokens <= max_length - 2: raise ValueError('need 0 < passage_stride <= passage_tokens <= max_length - 2')
+        self.passage_tokens, self.passage_stride = passage_tokens, passage_stride
+        self.splitter = Tokenizer.from_file(str(tok))  # the same vocabulary, without truncation or padding
+        self.splitter.no_truncation(); self.splitter.no_padding()
 
     def embed_texts(self, texts: list[str], # any strings; empty ones embed as the [CLS] [SEP] pair
                    ) -> np.ndarray: # float32 [len(texts), 384], unit rows
@@ -84,4 +90,23 @@ class MiniLMEmbedder:
         "Embed pages by their text (text layer or OCR); a page with no text is embedded by its document name."
         return self.embed_texts([p.text or p.doc for p in pages])
 
-    def __repr__(self): return f"MiniLMEmbedder(max_length={self.max_length}, batch_size={self.batch_size})"
+    def split_passages(self, text: str, # any text
+                      ) -> list[str]: # overlapping passages of at most `passage_tokens` tokens covering all of `text`
+        "Cut `text` at token boundaries into windows of `passage_tokens` tokens every `passage_stride` tokens."
+        offs = self.splitter.encode(text, add_special_tokens=False).offsets
+        n, size, step = len(offs), self.passage_tokens, self.passage_stride
+        if n <= size: return [text]
+        starts = list(range(0, n - size + 1, step))
+        if starts[-1] + size < n: starts.append(n - size)  # the last window ends at the last token
+        return [text[offs[s][0]:offs[s + size - 1][1]] for s in starts]
+
+    def embed_passages(self, pages: list[Page], # corpus pages
+                      ) -> tuple[np.ndarray, np.ndarray]: # (float32 [m, 384] unit rows, int64 [m] index into `pages`)
+        "Embed every page as overlapping passages, so that no part of a long page is cut off."
+        texts, owner = [], []
+        for i, p in enumerate(pages):
+            ps = self.split_passages(p.text) if p.text.strip() else [p.doc]
+            texts += ps; owner += [i] * len(ps)
+        return self.embed_texts(texts), np.asarray(owner, np.int64)
+
+    def __repr__(self): return f"MiniLMEmbedder(max_length={self.max_length}, batch_size={self.batch_size}, passages={self.passage_tokens}/{self.passage_stride})"

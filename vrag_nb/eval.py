@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['load_qa', 'gold_pages', 'recall_at_k', 'mrr_at_k', 'ndcg_at_k', 'evaluate_retrieval']
+__all__ = ['load_qa', 'gold_pages', 'recall_at_k', 'mrr_at_k', 'ndcg_at_k', 'evaluate_retrieval', 'plot_retrieval']
 
 # %% ../nbs/08_eval.ipynb #8a8ea3d2
 def load_qa(path: str | Path, # a JSON file `{"examples": [...]}` (or a bare list of examples)
@@ -52,18 +52,21 @@ def ndcg_at_k(ranked: list[str], # retrieved page ids, best first
               k: int = 5, # cut-off
               needed: int | None = None, # gold pages the query needs (default: all of `gold`)
              ) -> float: # in [0, 1]
-    "Binary-relevance NDCG@k; the ideal list has min(needed, k) relevant pages first."
-    dcg = sum(1 / math.log2(i + 2) for i, p in enumerate(ranked[:k]) if p in gold)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(needed or len(gold), k)))
+    "Binary-relevance NDCG@k; the ideal list has min(needed, k) relevant pages first; gold pages past `needed` earn nothing."
+    needed = needed or len(gold)
+    hits = [i for i, p in enumerate(ranked[:k]) if p in gold][:needed]  # equivalent pages beyond what is needed are redundant
+    dcg = sum(1 / math.log2(i + 2) for i in hits)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(needed, k)))
     return dcg / ideal if ideal else 0.0
 
 # %% ../nbs/08_eval.ipynb #0f3b1fdb
-def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str], top_k)`)
+def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str], top_k, method)`)
                        examples: list[dict], # unified-format QA examples
-                       top_k: int = 10, # pages retrieved per query (≥ 5 for the metrics below)
+                       top_k: int = 10, # pages kept per query in the rows (metrics always look at the top 10)
+                       method: str | None = None, # search method ('dense', 'bm25', 'hybrid'); None: the index's default
                       ) -> dict: # {'recall@1', 'recall@5', 'mrr@10', 'ndcg@5', 'n', 'by_type': {...}, 'rows': [...]}
     "Retrieval metrics over a QA set: means over questions, per query_type, and one row per question."
-    results = index.search([e['query'] for e in examples], top_k=max(top_k, 10))
+    results = index.search([e['query'] for e in examples], top_k=max(top_k, 10), method=method)
     rows = []
     for e, hits in zip(examples, results):
         ranked, gold, need = [h.page.pid for h in hits], gold_pages(e), len(e['meta_info']['reference_page'])
@@ -75,3 +78,24 @@ def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str],
     groups = defaultdict(list)
     for r in rows: groups[r['query_type']].append(r)
     return mean(rows) | {'by_type': {t: mean(rs) for t, rs in sorted(groups.items())}, 'rows': rows}
+
+# %% ../nbs/08_eval.ipynb #8b99a9f5
+def plot_retrieval(results: dict, # method name -> result of `evaluate_retrieval`
+                   path: str | Path | None = None, # save the figure here (PNG) when given
+                  ):
+    "Grouped bars: the four metrics per method (left) and recall@5 per query type per method (right); returns the figure."
+    import matplotlib; matplotlib.use('Agg') if path else None
+    import matplotlib.pyplot as plt
+    keys, names = ['recall@1', 'recall@5', 'mrr@10', 'ndcg@5'], list(results)
+    types = sorted({t for r in results.values() for t in r['by_type']})
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
+    w = 0.8 / len(names)
+    for i, n in enumerate(names):
+        a1.bar([j + i * w for j in range(len(keys))], [results[n][k] for k in keys], w, label=n)
+        a2.bar([j + i * w for j in range(len(types))], [results[n]['by_type'].get(t, {}).get('recall@5', 0) for t in types], w, label=n)
+    for ax, ticks, title in [(a1, keys, 'all questions'), (a2, [f"{t} (n={next(iter(results.values()))['by_type'].get(t, {}).get('n', 0)})" for t in types], 'recall@5 by question type')]:
+        ax.set_xticks([j + w * (len(names) - 1) / 2 for j in range(len(ticks))], ticks); ax.set_ylim(0, 1); ax.set_title(title)
+    a1.legend(loc='lower right', fontsize=8)
+    fig.tight_layout()
+    if path: fig.savefig(path, dpi=100)
+    return fig

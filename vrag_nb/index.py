@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_index.ipynb #ad828251
 from __future__ import annotations
-import hashlib, io, json, shutil, time
+import hashlib, io, json, os, shutil, tempfile, time
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
@@ -14,9 +14,11 @@ import vrag_nb
 from .core import Page, Hit, atomic_write
 from .corpus import load_pages
 from .embed import Embedder, MiniLMEmbedder
+from .sparse import BM25Pages, rrf_fuse, minmax_fuse
+from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['PageIndex']
+__all__ = ['FUSION', 'METHODS', 'PageIndex']
 
 # %% ../nbs/03_index.ipynb #335826f1
 def _pages_hash(pages: list[Page]) -> str:
@@ -26,78 +28,105 @@ def _embedder_by_name(name: str) -> Embedder:
     if name == MiniLMEmbedder.name: return MiniLMEmbedder()
     raise ValueError(f"index was built with embedder {name!r}: pass an instance of it as `embedder=`")
 
-def _save_npy(path: Path, arr: np.ndarray):
-    buf = io.BytesIO(); np.save(buf, arr); atomic_write(path, buf.getvalue())
+def _npz_bytes(**arrays) -> bytes:
+    buf = io.BytesIO(); np.savez(buf, **arrays); return buf.getvalue()
 
-def _load_shards(ckpt: Path, n_pages: int, dim: int) -> list[np.ndarray]:
-    "Contiguous shards from row 0; anything after a gap or of the wrong shape is dropped (and re-embedded)."
+def _embed_batch(embedder, pages, offset):
+    "Vectors of a batch of pages and, per vector, the index of its page in the corpus."
+    if hasattr(embedder, 'embed_passages'):
+        vecs, owner = embedder.embed_passages(pages)
+        return np.asarray(vecs, np.float32), np.asarray(owner, np.int64) + offset
+    return np.asarray(embedder.embed_pages(pages), np.float32), np.arange(offset, offset + len(pages), dtype=np.int64)
+
+def _load_shards(ckpt: Path, n_pages: int, dim: int) -> list[tuple]:
+    "Contiguous (vecs, owner) shards from page 0; anything after a gap or malformed is dropped (and re-embedded)."
     shards, nxt = [], 0
-    for f in sorted(ckpt.glob('vec_*.npy')):
+    for f in sorted(ckpt.glob('vec_*.npz')):
         start, end = map(int, f.stem.split('_')[1:])
-        if start != nxt: break
-        a = np.load(f)
-        if a.shape != (end - start, dim) or end > n_pages: break
-        shards.append(a); nxt = end
+        if start != nxt or end > n_pages: break
+        z = np.load(f)
+        v, o = z['vecs'], z['owner']
+        if v.ndim != 2 or v.shape[1] != dim or len(o) != len(v) or (len(o) and (o.min() < start or o.max() >= end)): break
+        shards.append((v, o)); nxt = end
     return shards
+
+def _save_dir_atomic(path: Path, write):
+    "Write a directory through `write(tmp_dir)`, then swap it in by renames (the old one, if any, is removed after)."
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.'))
+    write(tmp)
+    old = path.with_name(f'.{path.name}.old')
+    if path.exists(): shutil.rmtree(old, ignore_errors=True); os.rename(path, old)
+    os.rename(tmp, path); shutil.rmtree(old, ignore_errors=True)
+
+FUSION = dict(kind='rrf', k=60, dense_weight=0.3, depth=50)  # see "Choosing the default" below
 
 # %% ../nbs/03_index.ipynb #d876914b
 class PageIndex:
-    "A searchable FAISS index over a corpus dir's pages."
+    "A searchable index over a corpus dir's pages: dense passages (FAISS), BM25 (bm25s), and their fusion."
     def __init__(self, path: Path, # the index dir
                  pages: list[Page], # pages in index order (image paths absolute)
-                 index: faiss.Index, # vectors of `pages`, same order
+                 index: faiss.Index, # dense vectors (one per passage)
+                 owner: np.ndarray, # int64 [ntotal]: page index of each vector
+                 bm25: BM25Pages, # sparse index over page texts
                  embedder: Embedder, # embeds queries at search time
                  meta: dict, # contents of meta.json
                 ):
-        self.path, self.pages, self.index, self.embedder, self.meta = Path(path), pages, index, embedder, meta
+        self.path, self.pages, self.index, self.owner, self.bm25, self.embedder, self.meta = Path(path), pages, index, owner, bm25, embedder, meta
 
     def __len__(self): return len(self.pages)
-    def __repr__(self): return f"PageIndex({str(self.path)!r}, {len(self)} pages, {self.meta['embedder']}, {self.meta['kind']})"
+    def __repr__(self): return f"PageIndex({str(self.path)!r}, {len(self)} pages, {self.index.ntotal} vectors, {self.meta['embedder']}, {self.meta['kind']}, default {self.meta['method']})"
 
     @classmethod
     def build(cls,
               path: str | Path, # corpus dir with pages.jsonl (from `build_corpus`); the index is written here
               embedder: Embedder | None = None, # default: `MiniLMEmbedder()`
-              batch_size: int = 64, # pages per `embed_pages` call
-              checkpoint_every: int = 256, # write a shard once at least this many new vectors are ready
+              batch_size: int = 64, # pages per embedding call
+              checkpoint_every: int = 256, # write a shard once at least this many new pages are embedded
+              method: str = 'hybrid', # default search method stored in meta.json: 'dense', 'bm25' or 'hybrid'
               progress: bool = True, # tqdm progress bar
              ) -> PageIndex:
-        "Embed every page (resuming from checkpoint shards), write `index.faiss` and `meta.json`, return the index."
+        "Embed every page (resuming from checkpoint shards), build BM25, write the index files, return the index."
         path, embedder = Path(path), embedder or MiniLMEmbedder()
+        if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         pages = load_pages(path)
         if not pages: raise ValueError(f"{path}/pages.jsonl has no pages: nothing to index")
         ckpt, phash = path/'ckpt', _pages_hash(pages)
         state = dict(embedder=embedder.name, dim=embedder.dim, pages_hash=phash, batch_size=batch_size)
         if (ckpt/'state.json').exists() and json.loads((ckpt/'state.json').read_text()) != state:
             print(f"checkpoint in {ckpt} is for another corpus, embedder or batch size: starting over")
-            for f in ckpt.glob('vec_*.npy'): f.unlink()
+            for f in ckpt.glob('vec_*.np*'): f.unlink()
         atomic_write(ckpt/'state.json', json.dumps(state))
         shards = _load_shards(ckpt, len(pages), embedder.dim)
-        done = sum(len(s) for s in shards)
+        done = int(shards[-1][1].max()) + 1 if shards else 0
         pending, start = [], done
         with tqdm(total=len(pages), initial=done, desc='embed', unit='page', disable=not progress) as bar:
             for s in range(done, len(pages), batch_size):
                 batch = pages[s:s + batch_size]
-                pending.append(np.asarray(embedder.embed_pages(batch), np.float32)); bar.update(len(batch))
+                pending.append(_embed_batch(embedder, batch, s)); bar.update(len(batch))
                 end = s + len(batch)
                 if end - start >= checkpoint_every or end == len(pages):
-                    arr = np.concatenate(pending); _save_npy(ckpt/f'vec_{start:08d}_{end:08d}.npy', arr)
-                    shards.append(arr); pending, start = [], end
-        vecs = np.concatenate(shards)
+                    v, o = np.concatenate([p[0] for p in pending]), np.concatenate([p[1] for p in pending])
+                    atomic_write(ckpt/f'vec_{start:08d}_{end:08d}.npz', _npz_bytes(vecs=v, owner=o))
+                    shards.append((v, o)); pending, start = [], end
+        vecs, owner = np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])
         index = faiss.IndexFlatIP(embedder.dim); index.add(vecs)
-        meta = dict(embedder=embedder.name, dim=embedder.dim, kind='flat', metric='inner_product', count=len(pages),
+        bm25 = BM25Pages.build([p.text for p in pages])
+        _save_dir_atomic(path/'bm25', bm25.save)
+        meta = dict(embedder=embedder.name, dim=embedder.dim, kind='flat', metric='inner_product', count=len(pages), vectors=int(index.ntotal),
+                    passages=hasattr(embedder, 'embed_passages'), method=method, fusion=dict(FUSION),
                     created=datetime.now(timezone.utc).isoformat(timespec='seconds'), version=vrag_nb.__version__, pages_hash=phash)
+        atomic_write(path/'owner.npy', _npz_bytes(owner=owner))
         atomic_write(path/'index.faiss', faiss.serialize_index(index).tobytes())
-        atomic_write(path/'meta.json', json.dumps(meta, indent=2))
+        atomic_write(path/'meta.json', json.dumps(meta, indent=2))  # written last: its presence marks a complete index
         shutil.rmtree(ckpt, ignore_errors=True)
-        return cls(path, _absolute(pages, path), index, embedder, meta)
+        return cls(path, _absolute(pages, path), index, owner, bm25, embedder, meta)
 
     @classmethod
     def load(cls,
              path: str | Path, # index dir written by `build`
              embedder: Embedder | None = None, # must match meta.json's embedder; default: built from its name
             ) -> PageIndex:
-        "Load an index dir, checking meta.json against the index, the pages and the embedder; raises `ValueError` on a mismatch."
+        "Load an index dir, checking meta.json against the files and the embedder; raises `ValueError` on a mismatch."
         path = Path(path)
         if not (path/'meta.json').exists(): raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
         meta = json.loads((path/'meta.json').read_text())
@@ -105,25 +134,62 @@ class PageIndex:
         if (embedder.name, embedder.dim) != (meta['embedder'], meta['dim']):
             raise ValueError(f"index {path} was built with {meta['embedder']} (dim {meta['dim']}), not {embedder.name} (dim {embedder.dim})")
         index = faiss.deserialize_index(np.fromfile(path/'index.faiss', dtype=np.uint8))
-        pages = load_pages(path)
-        if not (index.ntotal == meta['count'] == len(pages)) or index.d != meta['dim']:
-            raise ValueError(f"index {path} is inconsistent: {index.ntotal} vectors of dim {index.d}, {len(pages)} pages, meta.json says {meta['count']} of dim {meta['dim']}")
-        return cls(path, _absolute(pages, path), index, embedder, meta)
+        owner, pages = np.load(path/'owner.npy')['owner'], load_pages(path)
+        if not (index.ntotal == meta.get('vectors') == len(owner)) or len(pages) != meta['count'] or index.d != meta['dim'] or (len(owner) and owner.max() >= len(pages)):
+            raise ValueError(f"index {path} is inconsistent: {index.ntotal} vectors of dim {index.d}, {len(owner)} owners, {len(pages)} pages; meta.json says {meta.get('vectors')} vectors, {meta['count']} pages, dim {meta['dim']}")
+        return cls(path, _absolute(pages, path), index, owner, BM25Pages.load(path/'bm25', len(pages)), embedder, meta)
 
-    def search(self,
-               queries: list[str] | str, # one query or a list of them
-               top_k: int = 3, # results per query; at most the number of pages
-              ) -> list[list[Hit]] | list[Hit]: # per query, hits by descending score (a flat list for one str query)
-        "Embed the queries in one batch and return the `top_k` pages for each."
-        single = isinstance(queries, str)
-        qs = [queries] if single else list(queries)
-        if top_k < 1: raise ValueError(f"top_k must be at least 1, got {top_k}")
-        k = min(top_k, len(self.pages))
-        scores, ids = self.index.search(self.embedder.embed_queries(qs), k)
-        res = [[Hit(self.pages[i], float(s), r) for r, (s, i) in enumerate(zip(srow, irow)) if i >= 0] for srow, irow in zip(scores, ids)]
-        return res[0] if single else res
+# %% ../nbs/03_index.ipynb #797455bd
+METHODS = ('dense', 'bm25', 'hybrid')
 
 def _absolute(pages: list[Page], root: Path) -> list[Page]:
     for p in pages:
         if not Path(p.image).is_absolute(): p.image = str((root/p.image).resolve())
     return pages
+
+@patch
+def dense_search(self: PageIndex,
+                 qvecs: np.ndarray, # float32 [q, dim] query embeddings
+                 top_k: int, # pages per query
+                ) -> list[list[tuple[int, float]]]: # per query, (page index, score) best first
+    "Top-k pages per query, each page scored by its best passage (max inner product over its vectors)."
+    n, want = self.index.ntotal, min(top_k, len(self.pages))
+    fetch = min(n, max(8 * top_k, 32))
+    while True:  # fetch passages until every query has `want` distinct pages (every page owns at least one vector)
+        scores, ids = self.index.search(qvecs, fetch)
+        out = []
+        for srow, irow in zip(scores, ids):
+            best = {}
+            for sc, i in zip(srow, irow):
+                if i >= 0: best.setdefault(int(self.owner[i]), float(sc))  # rows are sorted: the first is the max
+            out.append(sorted(best.items(), key=lambda x: (-x[1], x[0]))[:want])
+        if fetch >= n or all(len(r) >= want for r in out): return out
+        fetch = min(n, 4 * fetch)
+
+@patch
+def search(self: PageIndex,
+           queries: list[str] | str, # one query or a list of them
+           top_k: int = 3, # results per query; at most the number of pages
+           method: str | None = None, # 'dense', 'bm25' or 'hybrid'; default: the index's (meta.json `method`)
+           **fusion, # override meta.json `fusion`: kind ('rrf' | 'minmax'), k, dense_weight, depth
+          ) -> list[list[Hit]] | list[Hit]: # per query, hits by descending score (a flat list for one str query)
+    "Search pages by dense passages, BM25, or their fusion; queries are embedded in one batch."
+    single = isinstance(queries, str)
+    qs, method = ([queries] if single else list(queries)), method or self.meta['method']
+    if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if top_k < 1: raise ValueError(f"top_k must be at least 1, got {top_k}")
+    cfg, k = {**self.meta['fusion'], **fusion}, min(top_k, len(self.pages))
+    depth = max(k, cfg['depth']) if method == 'hybrid' else k
+    dense = self.dense_search(self.embedder.embed_queries(qs), depth) if method != 'bm25' else None
+    sparse = [[(int(i), float(sc)) for i, sc in zip(*row)] for row in zip(*self.bm25.search(qs, depth))] if method != 'dense' else None
+    res = []
+    for qi in range(len(qs)):
+        if method == 'dense': ranked = dense[qi]
+        elif method == 'bm25': ranked = sparse[qi]
+        else:
+            d, b, w = dense[qi], [x for x in sparse[qi] if x[1] > 0], cfg['dense_weight']
+            fused = (rrf_fuse([[p for p, _ in d], [p for p, _ in b]], [w, 1 - w], cfg['k']) if cfg['kind'] == 'rrf'
+                     else minmax_fuse([dict(d), dict(b)], [w, 1 - w]))
+            ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:k]
+        res.append([Hit(self.pages[p], sc, r) for r, (p, sc) in enumerate(ranked)])
+    return res[0] if single else res
