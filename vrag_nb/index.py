@@ -72,6 +72,7 @@ class PageIndex:
                  meta: dict, # contents of meta.json
                 ):
         self.path, self.pages, self.index, self.owner, self.bm25, self.embedder, self.meta = Path(path), pages, index, owner, bm25, embedder, meta
+        self.position = {(p.doc, p.page): i for i, p in enumerate(pages)}  # (doc, page) -> corpus position
 
     def __len__(self): return len(self.pages)
     def __repr__(self): return f"PageIndex({str(self.path)!r}, {len(self)} pages, {self.index.ntotal} vectors, {self.meta['embedder']}, {self.meta['kind']}, default {self.meta['method']})"
@@ -193,3 +194,20 @@ def search(self: PageIndex,
             ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:k]
         res.append([Hit(self.pages[p], sc, r) for r, (p, sc) in enumerate(ranked)])
     return res[0] if single else res
+
+# %% ../nbs/03_index.ipynb #19405adc
+@patch
+def record(self: PageIndex,
+           i: int, # corpus position of the page
+          ) -> dict: # {'type': 'image', 'file_path', 'doc', 'page'}
+    "The corpus record of page `i`, as VRAG's search engine stores them (REFERENCE.md §1), plus doc and page."
+    p = self.pages[i]
+    return {'type': 'image', 'file_path': p.image, 'doc': p.doc, 'page': p.page}
+
+@patch
+def wire(self: PageIndex,
+         hits: list[Hit], # one query's hits
+        ) -> dict: # {'score': [float], 'indice': [int], 'data': [record]}
+    "One query's result in VRAG's `/search` wire format (REFERENCE.md §2): `indice` are corpus positions, not ranks."
+    pos = [self.position[(h.page.doc, h.page.page)] for h in hits]
+    return {'score': [h.score for h in hits], 'indice': pos, 'data': [self.record(i) for i in pos]}
