@@ -140,6 +140,7 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF files, image file
                  ocr: bool = True, # OCR pages without a text layer (and all images) with RapidOCR
                  min_chars: int = 20, # a PDF page with fewer text-layer characters counts as having none
                  progress: bool = True, # show a tqdm progress bar
+                 pages_file: str | None = 'pages.jsonl', # where to write all pages; None: only the per-document manifests
                 ) -> CorpusReport:
     "Render documents to `out_dir/pages/<doc>_<page>.jpg` and write `pages.jsonl`; resumable; bad files are reported and skipped."
     out_dir = Path(out_dir)
@@ -163,6 +164,6 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF files, image file
             rep.skipped.append((str(path), str(e))); continue
         write_jsonl(manifest, [p.to_dict() for p in pages])
         rep.pages += pages
-    write_jsonl(out_dir/'pages.jsonl', [p.to_dict() for p in rep.pages])
+    if pages_file: write_jsonl(out_dir/pages_file, [p.to_dict() for p in rep.pages])
     for path, why in rep.skipped: print(f'skipped {path}: {why}', file=sys.stderr)
     return rep

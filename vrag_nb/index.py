@@ -15,10 +15,11 @@ from .core import Page, Hit, atomic_write
 from .corpus import load_pages
 from .embed import Embedder, MiniLMEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
+from .ann import KINDS, choose_kind, make_index, to_gpu
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['FUSION', 'METHODS', 'PageIndex']
+__all__ = ['STAGE', 'FUSION', 'METHODS', 'roll_forward', 'commit_files', 'PageIndex']
 
 # %% ../nbs/03_index.ipynb #335826f1
 def _pages_hash(pages: list[Page]) -> str:
@@ -50,13 +51,37 @@ def _load_shards(ckpt: Path, n_pages: int, dim: int) -> list[tuple]:
         shards.append((v, o)); nxt = end
     return shards
 
-def _save_dir_atomic(path: Path, write):
-    "Write a directory through `write(tmp_dir)`, then swap it in by renames (the old one, if any, is removed after)."
-    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.'))
-    write(tmp)
-    old = path.with_name(f'.{path.name}.old')
-    if path.exists(): shutil.rmtree(old, ignore_errors=True); os.rename(path, old)
-    os.rename(tmp, path); shutil.rmtree(old, ignore_errors=True)
+STAGE = '.staging'
+
+def roll_forward(path: str | Path, # an index dir
+                ) -> str | None: # 'finished', 'discarded', or None when there was nothing staged
+    "Finish a committed update that a kill interrupted, or discard an uncommitted one (see `commit_files`)."
+    path = Path(path); stage = path/STAGE
+    if not stage.exists(): return None
+    if not (stage/'COMMIT').exists(): shutil.rmtree(stage); return 'discarded'
+    for name in json.loads((stage/'COMMIT').read_text()):
+        src, dst = stage/name, path/name
+        if not src.exists(): continue  # moved into place before the kill
+        if src.is_dir():
+            old = path/f'.{name}.old'; shutil.rmtree(old, ignore_errors=True)
+            if dst.exists(): os.rename(dst, old)
+            os.rename(src, dst); shutil.rmtree(old, ignore_errors=True)
+        else: os.replace(src, dst)
+    shutil.rmtree(stage)
+    return 'finished'
+
+def commit_files(path: Path, # the index dir
+                 files: dict, # {name: bytes, or a callable writing a directory into the path it is given}
+                ):
+    "Replace several files of an index dir all-or-nothing: write them to `.staging/`, mark COMMIT, then rename into place."
+    stage = path/STAGE
+    shutil.rmtree(stage, ignore_errors=True); stage.mkdir(parents=True)
+    for name, data in files.items():
+        if callable(data): (stage/name).mkdir(); data(stage/name)
+        else: atomic_write(stage/name, data)
+    order = sorted(files, key=lambda n: n == 'meta.json')  # meta.json moves last
+    atomic_write(stage/'COMMIT', json.dumps(order))
+    roll_forward(path)
 
 FUSION = dict(kind='rrf', k=60, dense_weight=0.3, depth=50)  # see "Choosing the default" below
 
@@ -84,11 +109,13 @@ class PageIndex:
               batch_size: int = 64, # pages per embedding call
               checkpoint_every: int = 256, # write a shard once at least this many new pages are embedded
               method: str = 'hybrid', # default search method stored in meta.json: 'dense', 'bm25' or 'hybrid'
+              kind: str = 'auto', # FAISS index kind: 'flat', 'hnsw', 'ivfpq', or 'auto' (by size, see 02b_ann)
               progress: bool = True, # tqdm progress bar
              ) -> PageIndex:
         "Embed every page (resuming from checkpoint shards), build BM25, write the index files, return the index."
         path, embedder = Path(path), embedder or MiniLMEmbedder()
         if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        if kind not in ('auto', *KINDS): raise ValueError(f"kind must be 'auto' or one of {KINDS}, got {kind!r}")
         pages = load_pages(path)
         if not pages: raise ValueError(f"{path}/pages.jsonl has no pages: nothing to index")
         ckpt, phash = path/'ckpt', _pages_hash(pages)
@@ -110,17 +137,16 @@ class PageIndex:
                     atomic_write(ckpt/f'vec_{start:08d}_{end:08d}.npz', _npz_bytes(vecs=v, owner=o))
                     shards.append((v, o)); pending, start = [], end
         vecs, owner = np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])
-        index = faiss.IndexFlatIP(embedder.dim); index.add(vecs)
+        kind = choose_kind(len(pages), len(vecs)) if kind == 'auto' else kind
+        index = make_index(vecs, kind)
         bm25 = BM25Pages.build([p.text for p in pages])
-        _save_dir_atomic(path/'bm25', bm25.save)
-        meta = dict(embedder=embedder.name, dim=embedder.dim, kind='flat', metric='inner_product', count=len(pages), vectors=int(index.ntotal),
+        meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages), vectors=int(index.ntotal),
                     passages=hasattr(embedder, 'embed_passages'), method=method, fusion=dict(FUSION),
                     created=datetime.now(timezone.utc).isoformat(timespec='seconds'), version=vrag_nb.__version__, pages_hash=phash)
-        atomic_write(path/'owner.npy', _npz_bytes(owner=owner))
-        atomic_write(path/'index.faiss', faiss.serialize_index(index).tobytes())
-        atomic_write(path/'meta.json', json.dumps(meta, indent=2))  # written last: its presence marks a complete index
+        commit_files(path, {'owner.npy': _npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
+                            'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()})
         shutil.rmtree(ckpt, ignore_errors=True)
-        return cls(path, _absolute(pages, path), index, owner, bm25, embedder, meta)
+        return cls(path, _absolute(pages, path), to_gpu(index), owner, bm25, embedder, meta)
 
     @classmethod
     def load(cls,
@@ -129,6 +155,7 @@ class PageIndex:
             ) -> PageIndex:
         "Load an index dir, checking meta.json against the files and the embedder; raises `ValueError` on a mismatch."
         path = Path(path)
+        roll_forward(path)  # an update killed half-way is finished (if committed) or discarded
         if not (path/'meta.json').exists(): raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
         meta = json.loads((path/'meta.json').read_text())
         embedder = embedder or _embedder_by_name(meta['embedder'])
@@ -138,7 +165,7 @@ class PageIndex:
         owner, pages = np.load(path/'owner.npy')['owner'], load_pages(path)
         if not (index.ntotal == meta.get('vectors') == len(owner)) or len(pages) != meta['count'] or index.d != meta['dim'] or (len(owner) and owner.max() >= len(pages)):
             raise ValueError(f"index {path} is inconsistent: {index.ntotal} vectors of dim {index.d}, {len(owner)} owners, {len(pages)} pages; meta.json says {meta.get('vectors')} vectors, {meta['count']} pages, dim {meta['dim']}")
-        return cls(path, _absolute(pages, path), index, owner, BM25Pages.load(path/'bm25', len(pages)), embedder, meta)
+        return cls(path, _absolute(pages, path), to_gpu(index), owner, BM25Pages.load(path/'bm25', len(pages)), embedder, meta)
 
 # %% ../nbs/03_index.ipynb #797455bd
 METHODS = ('dense', 'bm25', 'hybrid')
