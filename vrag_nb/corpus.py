@@ -4,7 +4,9 @@
 
 # %% ../nbs/01_corpus.ipynb #6a120ad4
 from __future__ import annotations
-import json, re, sys, unicodedata
+import json, multiprocessing, os, re, sys, unicodedata
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -43,10 +45,11 @@ def clean_text(s: str) -> str:
 
 def pdf_blocks(page: pymupdf.Page, # a PyMuPDF page
                scale: float, # pixels per PDF point: dpi / 72
+               textpage=None, # a `page.get_textpage()` to reuse, or None
               ) -> list[list]: # [[x0, y0, x1, y1, text]], pixels of the rendered image
     "The text blocks of a PDF page, boxes scaled to rendered-image pixels."
     out = []
-    for x0, y0, x1, y1, text, _, kind in page.get_text('blocks'):
+    for x0, y0, x1, y1, text, _, kind in page.get_text('blocks', textpage=textpage):
         text = clean_text(text)
         if kind == 0 and text: out.append([round(x0 * scale, 1), round(y0 * scale, 1), round(x1 * scale, 1), round(y1 * scale, 1), text])
     return out
@@ -88,33 +91,46 @@ def _image_doc(path: Path) -> tuple[str, int]:
     return (m[1], int(m[2])) if m and int(m[2]) >= 1 else (path.stem, 1)
 
 # %% ../nbs/01_corpus.ipynb #67ead962
-def _render_pdf(path, out_dir, dpi, quality, ocr, min_chars):
-    doc = _open_pdf(path)
+def _render_range(path, start, end, out_dir, dpi, quality, ocr, min_chars) -> list[dict]:
+    "Render pages [start, end) (0-based) of one PDF; runs in a worker process, so it returns plain dicts."
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    doc, path, out_dir = pymupdf.open(path, filetype='pdf'), Path(path), Path(out_dir)
     scale, pages = dpi / 72, []
-    for i, pg in enumerate(doc):
+    for i in range(start, end):
+        pg = doc[i]
         pix = pg.get_pixmap(dpi=dpi, alpha=False)
-        img = Image.frombytes('RGB', (pix.width, pix.height), pix.samples)
+        img = Image.frombuffer('RGB', (pix.width, pix.height), pix.samples_mv, 'raw', 'RGB', pix.stride, 1)  # no copy
         name = page_name(path.stem, i + 1)
         img.save(out_dir/'pages'/name, quality=quality)
-        blocks = pdf_blocks(pg, scale)
-        text, used_ocr = clean_text(pg.get_text('text')), False
+        tp = pg.get_textpage()  # parse the page's text once for both extractions
+        blocks = pdf_blocks(pg, scale, tp)
+        text, used_ocr = clean_text(pg.get_text('text', textpage=tp)), False
         if len(text) < min_chars and ocr:
             blocks, used_ocr = ocr_blocks(img), True
             text = '\n'.join(b[4] for b in blocks)
-        pages.append(Page(path.stem, i + 1, f'pages/{name}', pix.width, pix.height, text, blocks, str(path), used_ocr))
+        pages.append(Page(path.stem, i + 1, f'pages/{name}', pix.width, pix.height, text, blocks, str(path), used_ocr).to_dict())
     return pages
 
-def _ingest_image(path, out_dir, quality, ocr):
+def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
     try: img = Image.open(path); img.load()
     except Exception as e: raise SkipFile(f'not a readable image ({type(e).__name__}: {e})') from None
     img = img.convert('RGB')
-    doc, page = _image_doc(path)
+    doc, page = _image_doc(Path(path))
     name = page_name(doc, page)
-    img.save(out_dir/'pages'/name, quality=quality)
+    img.save(Path(out_dir)/'pages'/name, quality=quality)
     blocks = ocr_blocks(img) if ocr else []
-    return [Page(doc, page, f'pages/{name}', img.width, img.height, '\n'.join(b[4] for b in blocks), blocks, str(path), bool(ocr))]
+    return [Page(doc, page, f'pages/{name}', img.width, img.height, '\n'.join(b[4] for b in blocks), blocks, str(path), bool(ocr)).to_dict()]
 
 # %% ../nbs/01_corpus.ipynb #1a578805
+_POOLS = {}
+def _pool(workers: int) -> ProcessPoolExecutor:
+    "A process pool kept for the life of this process: spawning workers costs about a second, so it is paid once."
+    ex = _POOLS.get(workers)
+    if ex is None or getattr(ex, '_broken', False):
+        ex = _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context('spawn'))
+    return ex
+
+# %% ../nbs/01_corpus.ipynb #1ce17f50
 @dataclass
 class CorpusReport:
     "What `build_corpus` did: pages written, documents resumed, files skipped with reasons."
@@ -132,15 +148,17 @@ def load_pages(corpus_dir: str | Path) -> list[Page]:
     if not path.exists(): raise FileNotFoundError(f"no pages.jsonl in {corpus_dir}: build the corpus first (vrag_index SRC --out DIR)")
     return [Page.from_dict(d) for d in read_jsonl(path)]
 
-# %% ../nbs/01_corpus.ipynb #1ce17f50
+# %% ../nbs/01_corpus.ipynb #a4191aa5
 def build_corpus(sources: list[str | Path] | str | Path, # PDF files, image files or folders of them
                  out_dir: str | Path, # corpus dir: gets `pages/` and `pages.jsonl`
                  dpi: int = 150, # rendering resolution for PDFs, dots per inch (VRAG used 200)
                  quality: int = 90, # JPEG quality of page images, 1..95
                  ocr: bool = True, # OCR pages without a text layer (and all images) with RapidOCR
                  min_chars: int = 20, # a PDF page with fewer text-layer characters counts as having none
-                 progress: bool = True, # show a tqdm progress bar
+                 progress: bool = True, # show a tqdm progress bar (pages)
                  pages_file: str | None = 'pages.jsonl', # where to write all pages; None: only the per-document manifests
+                 workers: int | None = None, # rendering processes; None: one per core (at most 8) from 32 pages on; 1: in this process
+                 chunk: int = 16, # pages per rendering task
                 ) -> CorpusReport:
     "Render documents to `out_dir/pages/<doc>_<page>.jpg` and write `pages.jsonl`; resumable; bad files are reported and skipped."
     out_dir = Path(out_dir)
@@ -148,22 +166,45 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF files, image file
     done_dir.mkdir(parents=True, exist_ok=True)
     pymupdf.TOOLS.mupdf_display_errors(False)
     files, skipped = find_sources(sources)
-    rep, seen = CorpusReport(out_dir, skipped=skipped), {}
-    for path in tqdm(files, desc='corpus', unit='doc', disable=not progress):
-        doc = _image_doc(path)[0] if path.suffix.lower() in IMAGE_EXTS else path.stem
-        key = f'{doc}_{_image_doc(path)[1]}' if path.suffix.lower() in IMAGE_EXTS else doc
-        if key in seen:
-            rep.skipped.append((str(path), f'duplicate document name {key!r} (also {seen[key]})')); continue
+    rep, seen, todo = CorpusReport(out_dir, skipped=skipped), {}, {}
+    for path in files:  # validate, resume, and plan tasks: (key, function, args)
+        is_img = path.suffix.lower() in IMAGE_EXTS
+        key = '{}_{}'.format(*_image_doc(path)) if is_img else path.stem
+        if key in seen: rep.skipped.append((str(path), f'duplicate document name {key!r} (also {seen[key]})')); continue
         seen[key] = path
-        manifest = done_dir/f'{key}.jsonl'
-        if manifest.exists():
-            rep.pages += [Page.from_dict(d) for d in read_jsonl(manifest)]; rep.resumed.append(key); continue
-        try:
-            pages = _render_pdf(path, out_dir, dpi, quality, ocr, min_chars) if path.suffix.lower() == '.pdf' else _ingest_image(path, out_dir, quality, ocr)
-        except SkipFile as e:
-            rep.skipped.append((str(path), str(e))); continue
-        write_jsonl(manifest, [p.to_dict() for p in pages])
-        rep.pages += pages
+        if (done_dir/f'{key}.jsonl').exists(): rep.resumed.append(key); continue
+        if is_img: todo[key] = [(_ingest_image, (str(path), str(out_dir), quality, ocr), 1)]; continue
+        try: n = _open_pdf(path).page_count
+        except SkipFile as e: rep.skipped.append((str(path), str(e))); continue
+        todo[key] = [(_render_range, (str(path), s, min(s + chunk, n), str(out_dir), dpi, quality, ocr, min_chars), min(chunk, n - s)) for s in range(0, n, chunk)]
+    results = {key: [] for key in todo}
+    tasks = [(key, *t) for key, ts in todo.items() for t in ts]
+    if workers is None: workers = min(8, os.cpu_count() or 1) if sum(t[3] for t in tasks) >= 32 else 1  # spawning costs ~1 s
+    with tqdm(total=sum(t[3] for t in tasks), desc='corpus', unit='page', disable=not progress) as bar:
+        def finish(key, pages):
+            results[key].append(pages); bar.update(len(pages))
+            if len(results[key]) == len(todo[key]):  # the document is complete: record it
+                rows = sorted((p for ps in results[key] for p in ps), key=lambda p: p['page'])
+                write_jsonl(done_dir/f'{key}.jsonl', rows)
+        def run_here(key, fn, args):
+            try: finish(key, fn(*args))
+            except SkipFile as e: rep.skipped.append((args[0], str(e)))
+        if workers == 1 or len(tasks) <= 1:
+            for key, fn, args, _ in tasks: run_here(key, fn, args)
+        else:
+            import vrag_nb.corpus as mod  # workers import the task functions from the package, not from __main__
+            ex, retry = _pool(workers), []
+            futs = {ex.submit(getattr(mod, fn.__name__), *args): (key, fn, args) for key, fn, args, _ in tasks}
+            for f in as_completed(futs):
+                key, fn, args = futs[f]
+                try: finish(key, f.result())
+                except SkipFile as e: rep.skipped.append((args[0], str(e)))
+                except BrokenProcessPool: retry.append((key, fn, args))  # workers could not start or died
+                except Exception as e: rep.skipped.append((args[0], f'failed while rendering ({type(e).__name__}: {e})'))
+            if retry: print(f'rendering processes failed; rendering {len(retry)} tasks in this process instead', file=sys.stderr)
+            for key, fn, args in retry: run_here(key, fn, args)
+    for key in seen:  # every complete document, in source order
+        if (done_dir/f'{key}.jsonl').exists(): rep.pages += [Page.from_dict(d) for d in read_jsonl(done_dir/f'{key}.jsonl')]
     if pages_file: write_jsonl(out_dir/pages_file, [p.to_dict() for p in rep.pages])
     for path, why in rep.skipped: print(f'skipped {path}: {why}', file=sys.stderr)
     return rep

@@ -16,7 +16,7 @@ from .core import Page, Hit, cache_dir
 from .index import PageIndex
 
 # %% auto #0
-__all__ = ['Query_', 'SearchRequest', 'create_app', 'SearchClient']
+__all__ = ['Query_', 'SearchRequest', 'Batcher', 'create_app', 'SearchClient']
 
 # %% ../nbs/03a_server.ipynb #44f4181d
 Query_ = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
@@ -38,32 +38,70 @@ class SearchRequest(BaseModel):
             if not q.strip(): raise ValueError(f'queries[{i}] is blank')
         return qs
 
-# %% ../nbs/03a_server.ipynb #b56b0bce
+# %% ../nbs/03a_server.ipynb #dea74af3
+class Batcher:
+    "One search thread that serves all waiting requests in a single `index.search` call (dynamic batching)."
+    def __init__(self, index: PageIndex, # the index to search
+                 max_batch: int = 64, # most queries searched together
+                ):
+        import queue
+        self.index, self.max_batch, self.q = index, max_batch, queue.Queue()
+        self.batches = []  # sizes of the last batches (queries), for tests and monitoring
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def submit(self, queries: list[str], # queries of one request
+               top_k: int, # pages per query
+               method: str | None = None, # search method (None: the index's default)
+              ):
+        "Queue a request; returns a `concurrent.futures.Future` of its list of hit lists."
+        from concurrent.futures import Future
+        fut = Future(); self.q.put((list(queries), top_k, method, fut)); return fut
+
+    def _loop(self):
+        while True:
+            reqs = [self.q.get()]
+            while len(reqs) < self.max_batch and not self.q.empty(): reqs.append(self.q.get_nowait())
+            groups = {}
+            for r in reqs: groups.setdefault(r[2], []).append(r)  # one search call per method
+            for method, rs in groups.items():
+                try:
+                    k = max(r[1] for r in rs)
+                    hits = self.index.search([q for r in rs for q in r[0]], top_k=k, method=method)
+                    self.batches = (self.batches + [sum(len(r[0]) for r in rs)])[-1000:]
+                    i = 0
+                    for qs, top_k, _, fut in rs: fut.set_result([h[:top_k] for h in hits[i:i + len(qs)]]); i += len(qs)
+                except Exception as e:
+                    for *_, fut in rs:
+                        if not fut.done(): fut.set_exception(e)
+
+# %% ../nbs/03a_server.ipynb #248dedbe
 def _vrag_ret(hits: list[Hit]) -> list[dict]:
     return [{'idx': r, 'image_file': h.page.image} for r, h in enumerate(hits)]
 
 def create_app(index: PageIndex, # the index to serve
+               max_batch: int = 64, # most queries searched together by the batcher
               ) -> FastAPI:
     "The search app: `POST /search`, legacy `GET /search`, `GET /health`, `GET /pages/{doc}/{page}`."
+    import asyncio
     app = FastAPI(title='vrag_nb search', version=vrag_nb.__version__,
                   description='VRAG-compatible page search over a vrag_nb index (REFERENCE.md §2).')
-    lock = threading.Lock()  # one search at a time: each request's queries are embedded as one batch
+    app.state.batcher = batcher = Batcher(index, max_batch)
 
-    def run(queries, top_k, method=None):
-        with lock: return index.search(list(queries), top_k=top_k, method=method)
+    async def run(queries, top_k, method=None):
+        return await asyncio.wrap_future(batcher.submit(queries, top_k, method))
 
     @app.post('/search')
-    def search(req: SearchRequest):
+    async def search(req: SearchRequest):
         "VRAG wire format: {'results': [{'score', 'indice', 'data'}]}, or with vrag_ret a list of [{'idx', 'image_file'}] per query."
-        hits = run(req.queries, req.top_k, req.method)
+        hits = await run(req.queries, req.top_k, req.method)
         if req.vrag_ret: return [_vrag_ret(h) for h in hits]
         return {'results': [index.wire(h) for h in hits]}
 
     @app.get('/search')
-    def search_legacy(queries: Annotated[list[Query_], Query(min_length=1, max_length=64)],
-                      top_k: Annotated[int, Query(ge=1, le=100)] = 3):
+    async def search_legacy(queries: Annotated[list[Query_], Query(min_length=1, max_length=64)],
+                            top_k: Annotated[int, Query(ge=1, le=100)] = 3):
         "The reference's legacy form: GET /search?queries=a&queries=b -> [[{'idx', 'image_file'}], ...]."
-        return [_vrag_ret(h) for h in run(SearchRequest(queries=queries).queries, top_k)]
+        return [_vrag_ret(h) for h in await run(SearchRequest(queries=queries).queries, top_k)]
 
     @app.get('/health')
     def health():
@@ -78,7 +116,7 @@ def create_app(index: PageIndex, # the index to serve
         return FileResponse(index.pages[i].image, media_type='image/jpeg')
     return app
 
-# %% ../nbs/03a_server.ipynb #fdcfece6
+# %% ../nbs/03a_server.ipynb #45ec1f44
 class SearchClient:
     "Client for a VRAG-compatible search server; `search` returns `Hit`s, so it can stand in for a `PageIndex`."
     def __init__(self, base_url: str = 'http://127.0.0.1:8001', # server address
