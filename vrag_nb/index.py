@@ -116,7 +116,7 @@ class PageIndex:
         path, embedder = Path(path), embedder or MiniLMEmbedder()
         if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         if kind not in ('auto', *KINDS): raise ValueError(f"kind must be 'auto' or one of {KINDS}, got {kind!r}")
-        pages = load_pages(path)
+        pages = _absolute(load_pages(path), path)  # embedders that read images get paths they can open
         if not pages: raise ValueError(f"{path}/pages.jsonl has no pages: nothing to index")
         ckpt, phash = path/'ckpt', _pages_hash(pages)
         state = dict(embedder=embedder.name, dim=embedder.dim, pages_hash=phash, batch_size=batch_size)
@@ -146,7 +146,7 @@ class PageIndex:
         commit_files(path, {'owner.npy': _npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
                             'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()})
         shutil.rmtree(ckpt, ignore_errors=True)
-        return cls(path, _absolute(pages, path), to_gpu(index), owner, bm25, embedder, meta)
+        return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
 
     @classmethod
     def load(cls,
