@@ -34,6 +34,9 @@ def _npz_bytes(**arrays) -> bytes:
 
 def _embed_batch(embedder, pages, offset):
     "Vectors of a batch of pages and, per vector, the index of its page in the corpus."
+    if getattr(embedder, 'multi_vector', False):  # a vector per token (ColQwen2): all of them, owned by their page
+        vl = embedder.embed_pages(pages)
+        return np.concatenate(vl).astype(np.float32), np.repeat(np.arange(offset, offset + len(pages), dtype=np.int64), [len(v) for v in vl])
     if hasattr(embedder, 'embed_passages'):
         vecs, owner = embedder.embed_passages(pages)
         return np.asarray(vecs, np.float32), np.asarray(owner, np.int64) + offset
@@ -141,7 +144,7 @@ class PageIndex:
         index = make_index(vecs, kind)
         bm25 = BM25Pages.build([p.text for p in pages])
         meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages), vectors=int(index.ntotal),
-                    passages=hasattr(embedder, 'embed_passages'), method=method, fusion=dict(FUSION),
+                    passages=hasattr(embedder, 'embed_passages'), multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method, fusion=dict(FUSION),
                     created=datetime.now(timezone.utc).isoformat(timespec='seconds'), version=vrag_nb.__version__, pages_hash=phash)
         commit_files(path, {'owner.npy': _npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
                             'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()})
@@ -177,10 +180,13 @@ def _absolute(pages: list[Page], root: Path) -> list[Page]:
 
 @patch
 def dense_search(self: PageIndex,
-                 qvecs: np.ndarray, # float32 [q, dim] query embeddings
+                 qvecs: np.ndarray, # float32 [q, dim] query embeddings (multi-vector: a list of [tokens, dim])
                  top_k: int, # pages per query
                 ) -> list[list[tuple[int, float]]]: # per query, (page index, score) best first
-    "Top-k pages per query, each page scored by its best passage (max inner product over its vectors)."
+    "Top-k pages per query, each page scored by its best passage (max inner product over its vectors); MaxSim for multi-vector indexes."
+    if self.meta.get('multi_vector'):
+        from vrag_nb.multivector import maxsim_search
+        return maxsim_search(self, qvecs, top_k)
     n, want = self.index.ntotal, min(top_k, len(self.pages))
     fetch = min(n, max(8 * top_k, 32))
     while True:  # fetch passages until every query has `want` distinct pages (every page owns at least one vector)

@@ -49,6 +49,7 @@ def _replace(self: PageIndex, pages: list[Page], vecs: np.ndarray, owner: np.nda
                              'owner.npy': _npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
                              'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()})
     self.pages, self.index, self.owner, self.bm25, self.meta = pages, to_gpu(index), owner, bm25, meta
+    self._mv_cache = None  # multi-vector search caches the old vectors
     self.position = {(p.doc, p.page): i for i, p in enumerate(pages)}
     return self
 
