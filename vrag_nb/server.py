@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 import httpx
 from fastapi import FastAPI, HTTPException, Query
 from fastapi.responses import FileResponse
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 import vrag_nb
 from .core import Page, Hit, cache_dir
 from .index import PageIndex
@@ -101,7 +101,9 @@ def create_app(index: PageIndex, # the index to serve
     async def search_legacy(queries: Annotated[list[Query_], Query(min_length=1, max_length=64)],
                             top_k: Annotated[int, Query(ge=1, le=100)] = 3):
         "The reference's legacy form: GET /search?queries=a&queries=b -> [[{'idx', 'image_file'}], ...]."
-        return [_vrag_ret(h) for h in await run(SearchRequest(queries=queries).queries, top_k)]
+        try: req = SearchRequest(queries=queries, top_k=top_k)
+        except ValidationError as e: raise HTTPException(422, '; '.join(err['msg'] for err in e.errors())) from None
+        return [_vrag_ret(h) for h in await run(req.queries, req.top_k)]
 
     @app.get('/health')
     def health():

@@ -13,7 +13,9 @@ __all__ = ['BM25Pages', 'rrf_fuse', 'minmax_fuse']
 # %% ../nbs/02a_sparse.ipynb #e7b945c8
 class BM25Pages:
     "BM25 over page texts with bm25s (English stopwords, default k1=1.5, b=0.75)."
-    def __init__(self, retriever, n: int):
+    def __init__(self, retriever, # a fitted `bm25s.BM25`
+                 n: int, # number of pages it indexes
+                ):
         self.retriever, self.n = retriever, n
 
     @classmethod
@@ -25,7 +27,10 @@ class BM25Pages:
         r.index(bm25s.tokenize([t or '' for t in texts], stopwords='en', show_progress=False), show_progress=False)
         return cls(r, len(texts))
 
-    def save(self, path: str | Path): self.retriever.save(str(path))
+    def save(self, path: str | Path, # a directory (created by bm25s)
+            ):
+        "Write the index with bm25s's own format (a few .npy and .json files)."
+        self.retriever.save(str(path))
 
     @classmethod
     def load(cls, path: str | Path, # dir written by `save`
