@@ -1,8 +1,8 @@
 """Baseline search server for benchmarks/serve.py: FastAPI + FAISS IndexFlatIP, the query embedded per request,
 one request at a time (a global lock) — the shape of the reference's search engine. Same wire format."""
 import sys, threading
-import numpy as np, faiss, uvicorn
-from fastapi import FastAPI, Request
+import faiss, uvicorn
+from fastapi import FastAPI
 from vrag_nb.index import PageIndex
 
 idx = PageIndex.load(sys.argv[1])

@@ -9,17 +9,17 @@ vectors (8 per page, 80,000 in all) are synthetic embeddings (`vrag_nb.ann.synth
 80,000 real passages would take hours on 2 cores, and search cost does not depend on what the vectors mean. Query
 vectors come from the real MiniLM model, from the questions of data/qa.json. Every run is bounded: a fixed number
 of requests per setting."""
-import argparse, asyncio, json, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, asyncio, json, os, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
 import httpx, numpy as np
 
 def synthetic_index(out: Path, corpus: Path, n_pages=10_000, per_page=8):
     from vrag_nb.ann import synthetic_embeddings, make_index
     from vrag_nb.corpus import load_pages
-    from vrag_nb.index import PageIndex, commit_files, _npz_bytes, FUSION
+    from vrag_nb.index import commit_files, _index_files, FUSION
     from vrag_nb.sparse import BM25Pages
     from vrag_nb.embed import MiniLMEmbedder
-    import faiss, vrag_nb
+    import vrag_nb
     src = load_pages(corpus)
     (out/'pages').mkdir(parents=True, exist_ok=True)
     pages = []
@@ -30,9 +30,8 @@ def synthetic_index(out: Path, corpus: Path, n_pages=10_000, per_page=8):
     owner = np.repeat(np.arange(n_pages), per_page)
     meta = dict(embedder=MiniLMEmbedder.name, dim=384, kind='flat', metric='inner_product', count=n_pages, vectors=len(vecs), passages=True,
                 method='hybrid', fusion=dict(FUSION), created='synthetic', version=vrag_nb.__version__, pages_hash='synthetic')
-    commit_files(out, {'pages.jsonl': ''.join(json.dumps(p) + '\n' for p in pages).encode(), 'owner.npy': _npz_bytes(owner=owner),
-                       'index.faiss': faiss.serialize_index(make_index(vecs, 'flat')).tobytes(),
-                       'bm25': BM25Pages.build([p['text'] for p in pages]).save, 'meta.json': json.dumps(meta).encode()})
+    commit_files(out, {'pages.jsonl': ''.join(json.dumps(p) + '\n' for p in pages).encode(),
+                       **_index_files(make_index(vecs, 'flat'), owner, BM25Pages.build([p['text'] for p in pages]), meta)})
 
 async def load(url, queries, n, concurrency, top_k=3):
     lat, it = [], iter(range(n))

@@ -1,6 +1,6 @@
 """Render nbs/index.ipynb to README.md with nbconvert (quarto, which `nbdev_readme` needs, is not installable
 from PyPI here). `--check` only compares and exits 1 when README.md is stale."""
-import sys, subprocess, tempfile
+import sys
 from pathlib import Path
 root = Path(__file__).resolve().parent.parent
 

@@ -5,11 +5,11 @@
 # %% ../nbs/04_agent.ipynb #1fe563bc
 from __future__ import annotations
 import json, math, re
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 from PIL import Image
-from .core import Page, Hit, MIN_PIXELS, MAX_PIXELS, fit_to_budget, atomic_write
+from .core import Page, MIN_PIXELS, MAX_PIXELS, fit_to_budget, atomic_write
 
 # %% auto #0
 __all__ = ['PROMPT', 'INVALID', 'FINAL', 'Action', 'parse_bbox', 'parse_action', 'View', 'page_view', 'map_bbox', 'crop_view',

@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_corpus.ipynb #6a120ad4
 from __future__ import annotations
-import json, multiprocessing, os, re, sys, unicodedata
+import multiprocessing, os, re, sys, unicodedata
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -13,7 +13,7 @@ import numpy as np
 import pymupdf
 from PIL import Image
 from tqdm.auto import tqdm
-from .core import Page, page_name, atomic_write, read_jsonl, write_jsonl
+from .core import Page, page_name, read_jsonl, write_jsonl
 
 # %% auto #0
 __all__ = ['IMAGE_EXTS', 'find_sources', 'clean_text', 'pdf_blocks', 'ocr_blocks', 'SkipFile', 'CorpusReport', 'load_pages',

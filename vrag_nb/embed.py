@@ -4,7 +4,6 @@
 
 # %% ../nbs/02_embed.ipynb #59fdd667
 from __future__ import annotations
-import os
 from typing import Protocol, runtime_checkable
 import numpy as np
 from .core import Page

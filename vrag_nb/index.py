@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_index.ipynb #ad828251
 from __future__ import annotations
-import hashlib, io, json, os, shutil, tempfile, time
+import hashlib, io, json, os, shutil
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
@@ -86,6 +86,11 @@ def commit_files(path: Path, # the index dir
     atomic_write(stage/'COMMIT', json.dumps(order))
     roll_forward(path)
 
+def _index_files(index: faiss.Index, owner: np.ndarray, bm25: BM25Pages, meta: dict) -> dict:
+    "The files of an index dir (besides pages.jsonl), as `commit_files` takes them."
+    return {'owner.npy': _npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
+            'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()}
+
 FUSION = dict(kind='rrf', k=60, dense_weight=0.3, depth=50)  # see "Choosing the default" below
 
 # %% ../nbs/03_index.ipynb #d876914b
@@ -101,6 +106,7 @@ class PageIndex:
                 ):
         self.path, self.pages, self.index, self.owner, self.bm25, self.embedder, self.meta = Path(path), pages, index, owner, bm25, embedder, meta
         self.position = {(p.doc, p.page): i for i, p in enumerate(pages)}  # (doc, page) -> corpus position
+        self._mv_cache = None  # vectors and page ranges, filled by multi-vector search on first use
 
     def __len__(self): return len(self.pages)
     def __repr__(self): return f"PageIndex({str(self.path)!r}, {len(self)} pages, {self.index.ntotal} vectors, {self.meta['embedder']}, {self.meta['kind']}, default {self.meta['method']})"
@@ -146,8 +152,7 @@ class PageIndex:
         meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages), vectors=int(index.ntotal),
                     passages=hasattr(embedder, 'embed_passages'), multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method, fusion=dict(FUSION),
                     created=datetime.now(timezone.utc).isoformat(timespec='seconds'), version=vrag_nb.__version__, pages_hash=phash)
-        commit_files(path, {'owner.npy': _npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
-                            'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()})
+        commit_files(path, _index_files(index, owner, bm25, meta))
         shutil.rmtree(ckpt, ignore_errors=True)
         return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
 

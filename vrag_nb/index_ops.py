@@ -12,10 +12,10 @@ import numpy as np
 import faiss
 from fastcore.basics import patch
 from .core import Page, write_jsonl
-from .corpus import build_corpus, load_pages
+from .corpus import build_corpus
 from .sparse import BM25Pages
 from .ann import make_index, to_gpu
-from .index import PageIndex, commit_files, roll_forward, _embed_batch, _npz_bytes, _pages_hash, _absolute
+from .index import PageIndex, commit_files, _index_files, _embed_batch, _pages_hash, _absolute
 
 # %% auto #0
 __all__ = []
@@ -46,11 +46,8 @@ def _replace(self: PageIndex, pages: list[Page], vecs: np.ndarray, owner: np.nda
     meta = {**self.meta, 'count': len(pages), 'vectors': int(index.ntotal), 'pages_hash': _pages_hash(pages),
             'updated': datetime.now(timezone.utc).isoformat(timespec='seconds'), 'last_op': op}
     commit_files(self.path, {'pages.jsonl': ''.join(json.dumps(p.to_dict(), ensure_ascii=False) + '\n' for p in rel).encode(),
-                             'owner.npy': _npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
-                             'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()})
-    self.pages, self.index, self.owner, self.bm25, self.meta = pages, to_gpu(index), owner, bm25, meta
-    self._mv_cache = None  # multi-vector search caches the old vectors
-    self.position = {(p.doc, p.page): i for i, p in enumerate(pages)}
+                             **_index_files(index, owner, bm25, meta)})
+    self.__init__(self.path, pages, to_gpu(index), owner, bm25, self.embedder, meta)  # resets derived state (positions, caches)
     return self
 
 # %% ../nbs/03b_index_ops.ipynb #731bbe6b

@@ -8,7 +8,7 @@ import os, re, shutil, tempfile
 from pathlib import Path
 import numpy as np
 from .core import Page, to_data_url, cache_dir
-from .agent import View
+from .agent import View, to_view_frame
 from .embed import MiniLMEmbedder
 
 # %% auto #0
@@ -163,7 +163,6 @@ class OfflinePolicy:
         if view.region == (0, 0, page.width, page.height) and not final:
             block = self.best_block(q, page)
             if block is not None:
-                from vrag_nb.agent import to_view_frame
                 box = to_view_frame(block[:4], view)
                 return f'<think>The most relevant region of {page.pid} reads: "{block[4][:80]}"</think>\n<bbox>[{box[0]}, {box[1]}, {box[2]}, {box[3]}]</bbox>'
         context = '\n'.join(' '.join(b[4].split()) for b in inside) or page.text

@@ -4,7 +4,7 @@
 
 # %% ../nbs/03a_server.ipynb #4acb4a03
 from __future__ import annotations
-import threading
+import collections, threading
 from pathlib import Path
 from typing import Annotated, Literal
 import httpx
@@ -46,7 +46,7 @@ class Batcher:
                 ):
         import queue
         self.index, self.max_batch, self.q = index, max_batch, queue.Queue()
-        self.batches = []  # sizes of the last batches (queries), for tests and monitoring
+        self.batches = collections.deque(maxlen=1000)  # sizes of the last batches (queries), for tests and monitoring
         threading.Thread(target=self._loop, daemon=True).start()
 
     def submit(self, queries: list[str], # queries of one request
@@ -67,7 +67,7 @@ class Batcher:
                 try:
                     k = max(r[1] for r in rs)
                     hits = self.index.search([q for r in rs for q in r[0]], top_k=k, method=method)
-                    self.batches = (self.batches + [sum(len(r[0]) for r in rs)])[-1000:]
+                    self.batches.append(sum(len(r[0]) for r in rs))
                     i = 0
                     for qs, top_k, _, fut in rs: fut.set_result([h[:top_k] for h in hits[i:i + len(qs)]]); i += len(qs)
                 except Exception as e:

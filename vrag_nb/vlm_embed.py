@@ -4,7 +4,6 @@
 
 # %% ../nbs/02c_vlm_embed.ipynb #a305b6bb
 from __future__ import annotations
-from pathlib import Path
 import numpy as np
 from PIL import Image
 from .core import Page
