@@ -13,7 +13,7 @@ from .core import Page, MIN_PIXELS, MAX_PIXELS, fit_to_budget, atomic_write
 
 # %% auto #0
 __all__ = ['PROMPT', 'INVALID', 'FINAL', 'Action', 'parse_bbox', 'parse_action', 'View', 'page_view', 'map_bbox', 'crop_view',
-           'to_view_frame', 'save_trajectory', 'load_trajectory', 'VRAGAgent']
+           'to_view_frame', 'save_trajectory', 'load_trajectory', 'Episode', 'VRAGAgent', 'ReplayPolicy', 'replay']
 
 # %% ../nbs/04_agent.ipynb #1d39e42d
 @dataclass
@@ -143,6 +143,93 @@ def load_trajectory(path: str | Path, # a .json file from `save_trajectory`
     return json.loads(Path(path).read_text())
 
 # %% ../nbs/04_agent.ipynb #9000da2e
+class Episode:
+    "One question in progress: the messages, the views shown, the pages seen and the events so far, advanced one reply at a time."
+    def __init__(self,
+                 agent: VRAGAgent, # supplies search, crop settings, step budget and prompt
+                 question: str, # the user's question
+                ):
+        self.agent, self.question = agent, question
+        self.messages = [{'role': 'user', 'content': [{'type': 'text', 'text': agent.prompt.format(question=question)}]}]
+        self.events, self.views, self.seen, self.answer, self.step, self.done = [], [], [], None, 0, False
+
+    def next_messages(self) -> list[dict]:
+        "The conversation the policy answers next; on the last step it ends with the request for a final answer."
+        last = self.step == self.agent.max_steps - 1 and self.step > 0
+        if last and self.messages[-1]['content'] != [{'type': 'text', 'text': FINAL}]:
+            self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': FINAL}]})
+        return self.messages
+
+    def _emit(self, ev):
+        self.events.append(ev); return ev
+
+    def _observe(self, act):
+        "Carry out a valid search or bbox action; returns its events, or raises ValueError to make it invalid."
+        a = self.agent
+        if act.kind == 'search':
+            hits = a.search(act.content, top_k=len(self.seen) + 1)
+            hit = next((h for h in hits if h.page.pid not in self.seen), None)
+            if hit is None: raise ValueError(f'no page left that you have not seen for {act.content!r}: search something else or answer')
+            self.seen.append(hit.page.pid)
+            view = page_view(hit.page, a.min_pixels, a.max_pixels)
+            evs = [{'event': 'search', 'query': act.content},
+                   {'event': 'search_image', 'doc': hit.page.doc, 'page': hit.page.page, 'score': hit.score, 'view': view.to_dict()}]
+        else:
+            if not self.views: raise ValueError('there is no image to crop yet: search first')
+            view = crop_view(self.views[-1], act.content, a.pad, a.min_pixels, a.max_pixels)
+            evs = [{'event': 'crop', 'bbox': act.content, 'source': self.views[-1].to_dict(), 'region': list(view.region), 'view': view.to_dict()}]
+        self.views.append(view)
+        self.messages.append({'role': 'user', 'content': [{'type': 'image', 'view': view.to_dict()}]})
+        return evs
+
+    def act(self, reply: str, # the policy's reply to `next_messages()`
+           ) -> list[dict]: # this step's events (think / search / search_image / crop / invalid / answer / max_steps)
+        "Take one model reply: parse it, search or crop, and return the step's events; raises `RuntimeError` once the episode is done."
+        if self.done: raise RuntimeError('the episode is over: start a new one')
+        step, out = self.step, []
+        self.messages.append({'role': 'assistant', 'content': reply})
+        act = parse_action(reply)
+        if act.think: out.append(self._emit({'event': 'think', 'step': step, 'text': act.think}))
+        if act.kind == 'answer':
+            v = self.views[-1] if self.views else None
+            self.answer = {'text': act.content, 'doc': v.doc if v else None, 'page': v.page if v else None}
+            out.append(self._emit({'event': 'answer', 'step': step, **self.answer})); self.done = True
+            return out
+        error = act.error
+        if not error:
+            try: out += [self._emit({**ev, 'step': step}) for ev in self._observe(act)]
+            except ValueError as e: error = str(e)
+        if error:
+            out.append(self._emit({'event': 'invalid', 'step': step, 'error': error, 'reply': reply}))
+            self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': INVALID.format(error=error)}]})
+        self.step += 1
+        if self.step >= self.agent.max_steps:
+            out.append(self._emit({'event': 'max_steps', 'steps': self.agent.max_steps})); self.done = True
+        return out
+
+    def fail(self, error: str, # what went wrong, for the `error` event
+            ) -> dict:
+        "End the episode with an `error` event (e.g. the policy's endpoint is down); returns the event."
+        self.done = True
+        return self._emit({'event': 'error', 'step': self.step, 'error': error})
+
+    def trajectory(self) -> dict:
+        "The episode as plain JSON: question, answer, pages retrieved, steps, crop regions, events and messages."
+        a = self.agent
+        return dict(question=self.question, answer=self.answer, retrieved=list(self.seen),
+                    config=dict(max_steps=a.max_steps, pad=a.pad, min_pixels=a.min_pixels, max_pixels=a.max_pixels),
+                    steps=sum(m['role'] == 'assistant' for m in self.messages),
+                    crops=[e['region'] for e in self.events if e['event'] == 'crop'], events=self.events, messages=self.messages)
+
+# %% ../nbs/04_agent.ipynb #7dcad505
+def _stream_reply(policy, messages, step):
+    "Yield a streaming policy's deltas as `delta` events; return the whole reply."
+    gen = policy.stream(messages)
+    while True:
+        try: d = next(gen)
+        except StopIteration as stop: return stop.value
+        yield {'event': 'delta', 'step': step, **d}
+
 class VRAGAgent:
     "The VRAG search–crop–answer loop: a policy acts, the agent searches, crops and keeps the trajectory."
     def __init__(self,
@@ -152,59 +239,48 @@ class VRAGAgent:
                  pad: int = 56, # crop margin, raw-page pixels
                  min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # model-input area bounds, pixels
                  prompt: str = PROMPT, # first user turn; `{question}` is filled in
+                 stream: bool = False, # pass a streaming policy's deltas on as `delta` events
                 ):
+        if max_steps < 1: raise ValueError(f'max_steps must be at least 1, got {max_steps}')
         self.search = search.search if hasattr(search, 'search') else search
-        self.policy, self.max_steps, self.pad, self.prompt = policy, max_steps, pad, prompt
+        self.policy, self.max_steps, self.pad, self.prompt, self.stream = policy, max_steps, pad, prompt, stream
         self.min_pixels, self.max_pixels = min_pixels, max_pixels
 
-    def _observe(self, messages, view):
-        messages.append({'role': 'user', 'content': [{'type': 'image', 'view': view.to_dict()}]})
-
-    def _step(self, act, messages, views, seen):
-        "Carry out a valid search or bbox action; returns its events, or raises ValueError to make it invalid."
-        if act.kind == 'search':
-            hits = self.search(act.content, top_k=len(seen) + 1)
-            hit = next((h for h in hits if h.page.pid not in seen), None)
-            if hit is None: raise ValueError(f'no page left that you have not seen for {act.content!r}: search something else or answer')
-            seen.append(hit.page.pid)
-            view = page_view(hit.page, self.min_pixels, self.max_pixels)
-            evs = [{'event': 'search', 'query': act.content},
-                   {'event': 'search_image', 'doc': hit.page.doc, 'page': hit.page.page, 'score': hit.score, 'view': view.to_dict()}]
-        else:
-            if not views: raise ValueError('there is no image to crop yet: search first')
-            view = crop_view(views[-1], act.content, self.pad, self.min_pixels, self.max_pixels)
-            evs = [{'event': 'crop', 'bbox': act.content, 'source': views[-1].to_dict(), 'region': list(view.region), 'view': view.to_dict()}]
-        views.append(view); self._observe(messages, view)
-        return evs
+    def start(self, question: str, # the user's question
+             ) -> Episode:
+        "A new `Episode` for `question`, to drive by hand (`next_messages`, then `act`)."
+        return Episode(self, question)
 
     def run(self, question: str, # the user's question
            ) -> Iterator[dict]: # events; the last is {'event': 'done', 'trajectory': {...}}
         "Answer `question`, yielding think / search / search_image / crop / invalid / answer / error / max_steps events."
-        messages = [{'role': 'user', 'content': [{'type': 'text', 'text': self.prompt.format(question=question)}]}]
-        events, views, seen, answer = [], [], [], None
-        def emit(ev): events.append(ev); return ev
-        for step in range(self.max_steps):
-            if step == self.max_steps - 1 and step > 0:
-                messages.append({'role': 'user', 'content': [{'type': 'text', 'text': FINAL}]})
-            try: reply = self.policy(messages)
+        ep = self.start(question)
+        while not ep.done:
+            messages = ep.next_messages()
+            try:
+                if self.stream and hasattr(self.policy, 'stream'): reply = yield from _stream_reply(self.policy, messages, ep.step)
+                else: reply = self.policy(messages)
             except Exception as e:
-                yield emit({'event': 'error', 'step': step, 'error': f'policy failed: {type(e).__name__}: {e}'}); break
-            messages.append({'role': 'assistant', 'content': reply})
-            act = parse_action(reply)
-            if act.think: yield emit({'event': 'think', 'step': step, 'text': act.think})
-            if act.kind == 'answer':
-                answer = {'text': act.content, 'doc': views[-1].doc if views else None, 'page': views[-1].page if views else None}
-                yield emit({'event': 'answer', 'step': step, **answer}); break
-            error = act.error
-            if not error:
-                try:
-                    for ev in self._step(act, messages, views, seen): yield emit({**ev, 'step': step})
-                except ValueError as e: error = str(e)
-            if error:
-                yield emit({'event': 'invalid', 'step': step, 'error': error, 'reply': reply})
-                messages.append({'role': 'user', 'content': [{'type': 'text', 'text': INVALID.format(error=error)}]})
-        else: yield emit({'event': 'max_steps', 'steps': self.max_steps})
-        traj = dict(question=question, answer=answer, retrieved=list(seen), steps=sum(m['role'] == 'assistant' for m in messages),
-                    crops=[e['region'] for e in events if e['event'] == 'crop'], events=events, messages=messages)
-        self.trajectory = traj
-        yield {'event': 'done', 'trajectory': traj}
+                yield ep.fail(f'policy failed: {type(e).__name__}: {e}'); break
+            yield from ep.act(reply)
+        self.trajectory = ep.trajectory()
+        yield {'event': 'done', 'trajectory': self.trajectory}
+
+# %% ../nbs/04_agent.ipynb #8c1c9423
+class ReplayPolicy:
+    "Plays back the model replies of a saved trajectory, in order."
+    def __init__(self, traj: dict, # a trajectory (from `VRAGAgent.run` or `load_trajectory`)
+                ):
+        self.replies, self.i = [m['content'] for m in traj['messages'] if m['role'] == 'assistant'], 0
+    def __call__(self, messages: list[dict], # ignored: the reply is the recorded one
+                ) -> str:
+        "The next recorded reply; raises `IndexError` when the trajectory has no more."
+        if self.i >= len(self.replies): raise IndexError(f'the trajectory has only {len(self.replies)} replies')
+        self.i += 1
+        return self.replies[self.i - 1]
+
+def replay(traj: dict, # a saved trajectory
+           search, # the index (or search callable) it was recorded against
+          ) -> Iterator[dict]: # the same events as the recorded run, then 'done'
+    "Re-run a saved trajectory through the loop, with its recorded replies and its recorded settings."
+    return VRAGAgent(search, ReplayPolicy(traj), **traj.get('config', {})).run(traj['question'])
