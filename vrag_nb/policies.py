@@ -5,6 +5,8 @@
 # %% ../nbs/04a_policies.ipynb #8deb754b
 from __future__ import annotations
 import os, re, shutil, tempfile
+from contextlib import contextmanager
+from typing import Iterator
 from pathlib import Path
 import numpy as np
 from .core import Page, to_data_url, cache_dir
@@ -12,7 +14,8 @@ from .agent import View, to_view_frame
 from .embed import MiniLMEmbedder
 
 # %% auto #0
-__all__ = ['to_openai_messages', 'OpenAIPolicy', 'best_sentence', 'SmolLM2Answerer', 'OfflinePolicy']
+__all__ = ['to_openai_messages', 'PolicyError', 'OpenAIPolicy', 'ThinkSplitter', 'best_sentence', 'SmolLM2Answerer',
+           'OfflinePolicy']
 
 # %% ../nbs/04a_policies.ipynb #c2213f67
 def to_openai_messages(messages: list[dict], # agent messages (04_agent): text parts and `{"type": "image", "view"}` parts
@@ -28,31 +31,98 @@ def to_openai_messages(messages: list[dict], # agent messages (04_agent): text p
         out.append({'role': m['role'], 'content': parts})
     return out
 
+class PolicyError(RuntimeError):
+    "A policy got no reply: the endpoint was unreachable, timed out, or refused the request (after the retries)."
+
+def _reasoning(x):
+    "Reasoning text a server sent apart from the content (vLLM's reasoning parser: `reasoning_content` or `reasoning`)."
+    return getattr(x, 'reasoning_content', None) or getattr(x, 'reasoning', None) or ''
+
+def _with_reasoning(reasoning, content):
+    return f'<think>{reasoning}</think>{content}' if reasoning and '<think>' not in content else content
+
+@contextmanager
+def _plain_errors(policy):
+    "Turn the openai client's exceptions into a `PolicyError` that names the endpoint, the model and the retries."
+    import openai
+    where = f'{policy.client.base_url} (model {policy.model!r}, {policy.client.max_retries} retries)'
+    try: yield
+    except openai.APITimeoutError as e: raise PolicyError(f'{where}: timed out after {policy.client.timeout} s') from e
+    except openai.APIConnectionError as e: raise PolicyError(f'{where}: cannot connect: {e}') from e
+    except openai.APIStatusError as e: raise PolicyError(f'{where}: HTTP {e.status_code}: {e.message}') from e
+
 class OpenAIPolicy:
-    "A policy served by any OpenAI-compatible chat endpoint (vLLM, DashScope, OpenAI)."
+    "A policy served by any OpenAI-compatible chat endpoint (vLLM, DashScope, OpenAI), streaming or not."
     def __init__(self,
                  base_url: str, # e.g. 'http://127.0.0.1:8000/v1' for vLLM
-                 model: str, # the served model name
+                 model: str, # the served model name (vLLM's --served-model-name)
                  api_key: str = 'EMPTY', # vLLM accepts any key
-                 temperature: float = 0.0, # 0: greedy, as in VRAG's evaluation
+                 temperature: float = 0.0, # 0: greedy, as in VRAG's evaluation; training rollouts use 1.0
+                 top_p: float | None = None, # nucleus sampling; None: the server's default
                  max_tokens: int = 1024, # reply length limit, tokens
-                 timeout: float = 120.0, # per request, seconds
-                 max_retries: int = 2, # retries on connection errors and 5xx, by the openai client
-                 **extra, # passed through to `chat.completions.create` (e.g. top_p, extra_body)
+                 timeout: float = 120.0, # per request (per read while streaming), seconds
+                 max_retries: int = 2, # retries with exponential backoff on connection errors, 408, 429 and 5xx (the openai client's)
+                 thinking: bool | None = None, # thinking mode via `chat_template_kwargs.enable_thinking` (vLLM, SGLang); None: not sent
+                 **extra, # passed through to `chat.completions.create` (e.g. extra_body, stop, seed)
                 ):
         from openai import OpenAI
         self.client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
-        self.model, self.kwargs = model, dict(temperature=temperature, max_tokens=max_tokens, **extra)
+        self.model, self.kwargs = model, dict(temperature=temperature, max_tokens=max_tokens)
+        if top_p is not None: self.kwargs['top_p'] = top_p
+        if thinking is not None:
+            body = dict(extra.pop('extra_body', None) or {})
+            body['chat_template_kwargs'] = {**body.get('chat_template_kwargs', {}), 'enable_thinking': thinking}
+            self.kwargs['extra_body'] = body
+        self.kwargs.update(extra)
 
     def __call__(self, messages: list[dict], # agent messages (04_agent)
                 ) -> str:
-        "Send the conversation and return the reply text ('' when the endpoint returns none)."
-        r = self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages), **self.kwargs)
-        return r.choices[0].message.content or ''
+        "Send the conversation and return the reply text, reasoning sent apart put back inside `<think>`; raises `PolicyError`."
+        with _plain_errors(self):
+            m = self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages), **self.kwargs).choices[0].message
+        return _with_reasoning(_reasoning(m), m.content or '')
+
+    def stream(self, messages: list[dict], # agent messages (04_agent)
+              ) -> Iterator[dict]: # {'kind': 'think' | 'content', 'text': ...} deltas; returns the whole reply
+        "Stream the reply as think/content deltas as they arrive; the generator's return value is the whole reply."
+        splitter, reasoning, content = ThinkSplitter(), [], []
+        with _plain_errors(self):
+            for chunk in self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages), stream=True, **self.kwargs):
+                if not chunk.choices: continue
+                d = chunk.choices[0].delta
+                if r := _reasoning(d): reasoning.append(r); yield {'kind': 'think', 'text': r}
+                if d.content: content.append(d.content); yield from splitter.feed(d.content)
+        yield from splitter.flush()
+        return _with_reasoning(''.join(reasoning), ''.join(content))
 
     def __repr__(self): return f"OpenAIPolicy({str(self.client.base_url)!r}, model={self.model!r})"
 
-# %% ../nbs/04a_policies.ipynb #f0001f37
+# %% ../nbs/04a_policies.ipynb #9523b510
+class ThinkSplitter:
+    "Split streamed text into think and content pieces at `<think>` / `</think>`, also when a tag is cut across chunks."
+    def __init__(self): self.kind, self.buf = 'content', ''
+
+    def feed(self, text: str, # the next chunk of the stream
+            ) -> list[dict]: # [{'kind': 'think' | 'content', 'text': ...}], the pieces that are certain so far
+        "Take a chunk; return the pieces that can no longer be part of a tag."
+        self.buf, out = self.buf + text, []
+        while True:
+            tag = '<think>' if self.kind == 'content' else '</think>'
+            i = self.buf.find(tag)
+            if i < 0: break
+            if i: out.append({'kind': self.kind, 'text': self.buf[:i]})
+            self.buf, self.kind = self.buf[i + len(tag):], ('think' if self.kind == 'content' else 'content')
+        keep = next((k for k in range(min(len(tag) - 1, len(self.buf)), 0, -1) if self.buf.endswith(tag[:k])), 0)
+        if len(self.buf) > keep: out.append({'kind': self.kind, 'text': self.buf[:len(self.buf) - keep]})
+        self.buf = self.buf[len(self.buf) - keep:]
+        return out
+
+    def flush(self) -> list[dict]:
+        "What is still held back when the stream ends."
+        out, self.buf = ([{'kind': self.kind, 'text': self.buf}] if self.buf else []), ''
+        return out
+
+# %% ../nbs/04a_policies.ipynb #00ed3b3c
 def best_sentence(question: str, # the question
                   text: str, # the context to pick from
                   embedder, # an `Embedder` (for `embed_texts`/`embed_queries`)
@@ -102,7 +172,7 @@ class SmolLM2Answerer:
         text = self.tok.decode(out[0, enc['input_ids'].shape[1]:], skip_special_tokens=True)
         return ' '.join(re.split(r'\bQuestion:|\bContext:', text)[0].split())  # small models run on into a new turn
 
-# %% ../nbs/04a_policies.ipynb #75ad0fef
+# %% ../nbs/04a_policies.ipynb #8c9f9aff
 def _latest_view(messages):
     for m in reversed(messages):
         if m['role'] == 'user' and not isinstance(m['content'], str):
