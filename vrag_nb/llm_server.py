@@ -14,7 +14,7 @@ from fastcore.script import call_parse, Param
 from .local_llm import LocalChatModel
 
 # %% auto #0
-__all__ = ['ChatRequest', 'create_llm_app', 'vrag_serve_llm']
+__all__ = ['ChatRequest', 'create_llm_app', 'vrag_serve_llm', 'recorded']
 
 # %% ../nbs/04d_llm_server.ipynb #5e8e692e
 class ChatRequest(BaseModel):
@@ -96,3 +96,23 @@ def vrag_serve_llm(model: Param("'smollm2' (offline default) or a hub id / local
     if name: m.name = name
     print(f'serving {m.name} at http://{host}:{port}/v1', flush=True)
     uvicorn.run(create_llm_app(m, max_tokens), host=host, port=port, log_level='warning')
+
+# %% ../nbs/04d_llm_server.ipynb #219a41d1
+def _shrink_images(request):
+    "Replace inline images in a recorded request body by their SHA-1 (the cassette stays small and readable)."
+    import hashlib, re
+    if request.body:
+        body = request.body.decode() if isinstance(request.body, bytes) else request.body
+        request.body = re.sub(r'data:image/[a-z]+;base64,[A-Za-z0-9+/=]+', lambda m: 'sha1:' + hashlib.sha1(m[0].encode()).hexdigest(), body).encode()
+    return request
+
+def recorded(path: str | Path, # the cassette, a .yaml file
+             record: bool | None = None, # True: (re)record; False: replay only; None: record when $VRAG_NB_RECORD is set
+            ):
+    "A context manager that replays model HTTP traffic from a cassette, or records it (vcrpy)."
+    import os, vcr
+    if record is None: record = bool(os.environ.get('VRAG_NB_RECORD'))
+    if not record and not Path(path).exists(): raise FileNotFoundError(f'no cassette at {path}: record one with record=True (or VRAG_NB_RECORD=1) against a live endpoint')
+    return vcr.VCR(record_mode='all' if record else 'none', match_on=('method', 'path'), before_record_request=_shrink_images,
+                   filter_headers=['authorization', 'api-key', 'x-api-key', 'cookie'],  # keys never reach the cassette
+                   decode_compressed_response=True).use_cassette(str(path))
