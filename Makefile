@@ -12,7 +12,13 @@ OUT ?= demo_out
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
 
+# apt-get as root, else through sudo
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 $(VENV)/.installed: $(BIN)/activate settings.ini setup.py
+	# the widgets' browser test drives Debian's chromium; Playwright never downloads a browser
+	command -v chromium >/dev/null || $(SUDO) apt-get install -y -q --no-install-recommends chromium \
+		|| { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q --no-install-recommends chromium; }
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q $(TORCH)
 	$(BIN)/pip install -q -e '.[dev]'

@@ -78,6 +78,7 @@ class CropWidget(W.VBox):
                 self.action.value = f'<code class="vrag-bbox">{html.escape(bbox_text(self.bbox))}</code>'
                 self.preview.value = _jpeg(self.crop.render())
         self.zoom_button.disabled = self.crop is None
+        self.preview.layout.display = None if self.crop else 'none'  # no broken-image icon while there is no crop
 
     @property
     def text(self) -> str:
@@ -191,5 +192,6 @@ class TrajectoryViewer(W.VBox):
         f = self.frames[i]
         before, after = render_step(f)
         self.before.value, self.after.value = (_jpeg(before) if before else b''), (_jpeg(after) if after else b'')
+        self.before.layout.display, self.after.layout.display = (None if before else 'none'), (None if after else 'none')
         self.text.value = (f"<pre style='white-space:pre-wrap'>{html.escape(f['reply'])}</pre>" +
                            ''.join(f'<div>{_describe(e)}</div>' for e in f['events']))
