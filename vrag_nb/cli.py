@@ -74,11 +74,16 @@ def ask(index: PageIndex, # the index to search
         out: str | Path | None = None, # dir for trajectory JSON and crop images
         name: str = 'trajectory', # file stem for this question's outputs
         max_steps: int = 10, # step budget
+        stream: bool = False, # print the model's text as it arrives (a policy with `stream`)
        ) -> dict: # the trajectory
     "Run the agent on one question, print its events, save trajectory and crops under `out`."
-    for e in VRAGAgent(index, policy, max_steps=max_steps).run(question):
+    mid_line = False
+    for e in VRAGAgent(index, policy, max_steps=max_steps, stream=stream).run(question):
+        if e['event'] == 'delta':
+            print(e['text'], end='', flush=True); mid_line = True; continue
+        if mid_line: print(); mid_line = False
         if e['event'] == 'done': traj = e['trajectory']
-        else: print_event(e)
+        elif not (stream and e['event'] == 'think'): print_event(e)  # streamed thinking was already shown
     if out:
         out = Path(out); out.mkdir(parents=True, exist_ok=True)
         crops = [e for e in traj['events'] if e['event'] == 'crop']
@@ -91,10 +96,12 @@ def make_policy(index: PageIndex, # the index (its pages and embedder feed the o
                 base_url: str | None = None, # OpenAI-compatible endpoint; None: offline baseline
                 model: str | None = None, # served model name (default 'vrag')
                 api_key: str | None = None, # API key (default 'EMPTY')
+                thinking: bool | None = None, # thinking mode for the endpoint (`chat_template_kwargs.enable_thinking`); None: not sent
+                max_tokens: int = 1024, # reply length limit for the endpoint, tokens
                ):
     "The OpenAI-compatible policy when `base_url` is given, else the offline baseline."
     from vrag_nb.policies import OpenAIPolicy, OfflinePolicy
-    if base_url: return OpenAIPolicy(base_url, model or 'vrag', api_key=api_key or 'EMPTY')
+    if base_url: return OpenAIPolicy(base_url, model or 'vrag', api_key=api_key or 'EMPTY', thinking=thinking, max_tokens=max_tokens)
     return OfflinePolicy(index.pages, index.embedder)
 
 # %% ../nbs/09_cli.ipynb #000d5474
@@ -105,10 +112,13 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
              model: Param('served model name', str) = 'vrag',
              api_key: Param('API key for the endpoint', str) = None,
              out: Param('dir for the trajectory JSON and crop images', str) = None,
-             max_steps: Param('step budget', int) = 10):
+             max_steps: Param('step budget', int) = 10,
+             stream: Param("print the model's text as it arrives", store_true) = False,
+             thinking: Param('ask the endpoint for thinking mode (Qwen3-style chat templates)', store_true) = False,
+             max_tokens: Param('reply length limit for the endpoint, tokens', int) = 1024):
     "Answer a question with the VRAG agent; print each step; save the trajectory."
     idx = _load(index_dir)
-    traj = ask(idx, question, make_policy(idx, base_url, model, api_key), out, max_steps=max_steps)
+    traj = ask(idx, question, make_policy(idx, base_url, model, api_key, thinking or None, max_tokens), out, max_steps=max_steps, stream=stream)
     if out: print(f'trajectory saved to {Path(out)/"trajectory.json"}')
     if traj['answer'] is None: sys.exit(1)
 
