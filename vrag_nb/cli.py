@@ -14,8 +14,8 @@ from .index import PageIndex, _pages_hash
 from .eval import load_qa, evaluate_retrieval, gold_pages, plot_retrieval
 
 # %% auto #0
-__all__ = ['DEMO_UIDS', 'vrag_index', 'vrag_search', 'print_event', 'ask', 'make_policy', 'vrag_ask', 'vrag_eval', 'vrag_serve',
-           'vrag_docs', 'vrag_demo']
+__all__ = ['DEMO_UIDS', 'vrag_index', 'vrag_search', 'print_event', 'ask', 'make_policy', 'ask_vimrag', 'vrag_ask', 'vrag_eval',
+           'vrag_serve', 'vrag_docs', 'vrag_demo']
 
 # %% ../nbs/09_cli.ipynb #c08a22e4
 def _die(msg: str, code: int = 2):
@@ -105,6 +105,30 @@ def make_policy(index: PageIndex, # the index (its pages and embedder feed the o
     return OfflinePolicy(index.pages, index.embedder)
 
 # %% ../nbs/09_cli.ipynb #000d5474
+def ask_vimrag(index: PageIndex, # the index to search
+               question: str, # the question
+               policy, # a VimRAG policy (e.g. `OfflineVimRAGPolicy`, or `OpenAIPolicy` for a VLM)
+               out: str | Path | None = None, # dir for trajectory.json (graph under the key `graph`) and graph.html
+               max_steps: int = 20, # step budget (reference default)
+              ) -> dict: # the trajectory
+    "Run the VimRAG agent on one question, print its events, save the trajectory and the graph's HTML view under `out`."
+    from vrag_nb.vimrag import VimRAGAgent
+    from vrag_nb.graph_views import graph_html
+    agent = VimRAGAgent(index, policy, max_steps=max_steps)
+    for e in agent.run(question):
+        k = e['event']
+        if k == 'done': traj = e['trajectory']
+        elif k == 'search': print(f"  search  [{e['node_id']}] {e['query']!r}")
+        elif k == 'search_done': print('  found   ' + ', '.join(f"{r['information_id']}: {r['doc']} p.{r['page']}" for r in e['results']))
+        elif k == 'memorize': print(f"  memory  [{e['node_id']}] {e['summary'][:100]}")
+        elif k == 'answer': print(f"  answer  {e['content']!r}")
+        elif k in ('error', 'max_steps'): print_event({**e, 'event': k} if k == 'max_steps' else e)
+    if out:
+        out = Path(out); out.mkdir(parents=True, exist_ok=True)
+        save_trajectory(traj, out/'trajectory.json'); graph_html(agent.graph, out/'graph.html')
+    return traj
+
+# %% ../nbs/09_cli.ipynb #6694399a
 @call_parse
 def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
              question: Param('the question', str),
@@ -112,17 +136,27 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
              model: Param('served model name', str) = 'vrag',
              api_key: Param('API key for the endpoint', str) = None,
              out: Param('dir for the trajectory JSON and crop images', str) = None,
-             max_steps: Param('step budget', int) = 10,
+             max_steps: Param('step budget (default: 10 for vrag, 20 for vimrag)', int) = None,
              stream: Param("print the model's text as it arrives", store_true) = False,
              thinking: Param('ask the endpoint for thinking mode (Qwen3-style chat templates)', store_true) = False,
-             max_tokens: Param('reply length limit for the endpoint, tokens', int) = 1024):
-    "Answer a question with the VRAG agent; print each step; save the trajectory."
+             max_tokens: Param('reply length limit for the endpoint, tokens', int) = 1024,
+             mode: Param("'vrag' (search, crop, answer) or 'vimrag' (memory graph)", str) = 'vrag'):
+    "Answer a question with the VRAG or the VimRAG agent; print each step; save the trajectory."
+    if mode not in ('vrag', 'vimrag'): sys.exit(f"--mode must be 'vrag' or 'vimrag', got {mode!r}")
     idx = _load(index_dir)
-    traj = ask(idx, question, make_policy(idx, base_url, model, api_key, thinking or None, max_tokens), out, max_steps=max_steps, stream=stream)
+    if mode == 'vimrag':
+        from vrag_nb.vimrag import OfflineVimRAGPolicy
+        from vrag_nb.policies import OpenAIPolicy
+        pol = OpenAIPolicy(base_url, model, api_key=api_key or 'EMPTY', thinking=thinking or None, max_tokens=max_tokens) if base_url else OfflineVimRAGPolicy(idx.pages, idx.embedder)
+        traj = ask_vimrag(idx, question, pol, out, max_steps=max_steps or 20)
+        if out: print(f'trajectory saved to {Path(out)/"trajectory.json"}, graph view in {Path(out)/"graph.html"}')
+        if traj['answer'] is None: sys.exit(1)
+        return
+    traj = ask(idx, question, make_policy(idx, base_url, model, api_key, thinking or None, max_tokens), out, max_steps=max_steps or 10, stream=stream)
     if out: print(f'trajectory saved to {Path(out)/"trajectory.json"}')
     if traj['answer'] is None: sys.exit(1)
 
-# %% ../nbs/09_cli.ipynb #6694399a
+# %% ../nbs/09_cli.ipynb #76a4a1c0
 @call_parse
 def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
               dataset: Param('QA set in the unified format (e.g. data/qa.json)', str),
@@ -151,7 +185,7 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
             print(f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} {x['ndcg@5']:9.3f} {x['n']:4d}")
     if out: print(f'results in {out}, plot in {out.with_suffix(".png")}')
 
-# %% ../nbs/09_cli.ipynb #76a4a1c0
+# %% ../nbs/09_cli.ipynb #07607043
 @call_parse
 def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
                host: Param('interface to listen on', str) = '127.0.0.1',
@@ -161,7 +195,7 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
     from vrag_nb.server import create_app
     uvicorn.run(create_app(_load(index_dir)), host=host, port=port)
 
-# %% ../nbs/09_cli.ipynb #07607043
+# %% ../nbs/09_cli.ipynb #63d77124
 @call_parse
 def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
               add: Param('PDF files, image files or folders to add', str, nargs='+') = None,
@@ -178,7 +212,7 @@ def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
     for doc, n in idx.documents().items(): print(f'{n:6d}  {doc}')
     print(f'{len(idx)} pages in {len(idx.documents())} documents, {idx.index.ntotal} vectors ({idx.meta["kind"]})')
 
-# %% ../nbs/09_cli.ipynb #adf0f3bb
+# %% ../nbs/09_cli.ipynb #48f017de
 DEMO_UIDS = ['vragnb-038', 'vragnb-012', 'vragnb-005']  # R's q(), a Messier-table distance, the ACM sample's figure photo
 
 @call_parse

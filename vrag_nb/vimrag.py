@@ -12,7 +12,7 @@ from .agent import View, page_view
 from .memgraph import MemoryGraph, MemoryItem, GraphError, select_visual_memory
 
 # %% auto #0
-__all__ = ['TOOL_NAMES', 'SYSTEM', 'parse_tool_calls', 'VimRAGAgent']
+__all__ = ['TOOL_NAMES', 'SYSTEM', 'parse_tool_calls', 'VimRAGAgent', 'OfflineVimRAGPolicy']
 
 # %% ../nbs/05a_vimrag.ipynb #02e02c8d
 TOOL_NAMES = ('add_search_node', 'summarize_and_memorize', 'add_answer_node')
@@ -129,3 +129,32 @@ class VimRAGAgent:
         self.graph = graph
         self.trajectory = dict(question=question, answer=answer, graph=graph.to_list(), events=events, mode='vimrag')
         yield {'event': 'done', 'trajectory': self.trajectory}
+
+# %% ../nbs/05a_vimrag.ipynb #61acdebb
+class OfflineVimRAGPolicy:
+    "Offline VimRAG baseline, not a VLM: search with the question, keep the top result, answer from its best text block."
+    def __init__(self, pages: list[Page], # corpus pages (for text blocks)
+                 embedder=None, # MiniLM-style embedder; default `MiniLMEmbedder()`
+                 answerer='auto', # as for `OfflinePolicy`: 'auto' (SmolLM2 if installed), a callable, or None
+                ):
+        from vrag_nb.policies import OfflinePolicy
+        self.base = OfflinePolicy(pages, embedder, answerer)
+
+    def __call__(self, messages: list[dict], # the context `VimRAGAgent.context` built
+                ) -> str:
+        "The next tool call, as a model would write it."
+        text = '\n'.join(c['text'] for c in messages[1]['content'] if c['type'] == 'text')
+        graph = json.loads(text.split('Memory graph:\n', 1)[1].split('\n', 1)[0])
+        q = graph[0]['query']
+        shown = re.findall(r'(Picture \d+) \((.+?) p\.(\d+)\):', text.split('memorize every item:', 1)[1]) if 'memorize every item:' in text else []
+        call = lambda name, **a: f'<tool_call>{json.dumps({"name": name, "arguments": a}, ensure_ascii=False)}</tool_call>'
+        if shown:
+            page = self.base.pages.get((shown[0][1], int(shown[0][2])))
+            block = self.base.best_block(q, page) if page else None
+            return (f'<think>{shown[0][0]} looks most relevant.</think>' +
+                    call('summarize_and_memorize', summarize=' '.join((block[4] if block else (page.text[:300] if page else '')).split()),
+                         memorize=[{'information_id': i, 'is_useful': k == 0, 'priority_score': 5 if k == 0 else 1} for k, (i, _, _) in enumerate(shown)]))
+        searches = [n for n in graph if n['type'] == 'search']
+        if not searches: return '<think>I need to search.</think>' + call('add_search_node', id='search 1', parent_ids=['root'], query=q)
+        last = searches[-1]
+        return '<think>The memorised page should hold the answer.</think>' + call('add_answer_node', parent_ids=[last['id']], answer=self.base.answer(q, last['summary']))
