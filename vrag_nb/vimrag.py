@@ -105,6 +105,7 @@ class VimRAGAgent:
            ) -> Iterator[dict]: # events; the last is {'event': 'done', 'trajectory': {...}}
         "Answer `question`, yielding think / content / search / search_done / memorize / answer / error / max_steps events."
         graph, pending, seen, events, answer, feedback = MemoryGraph(question), None, set(), [], None, None
+        self.graph = graph  # the graph as it grows: a live view can redraw it after each event
         def emit(ev): events.append(ev); return ev
         for step in range(self.max_steps):
             msgs = self.context(graph, pending)
@@ -126,7 +127,6 @@ class VimRAGAgent:
             if answer is not None:
                 yield emit({'event': 'answer', 'step': step, 'content': answer, 'sample': {'question': question, 'graph': graph.to_list()}}); break
         else: yield emit({'event': 'max_steps', 'steps': self.max_steps})
-        self.graph = graph
         self.trajectory = dict(question=question, answer=answer, graph=graph.to_list(), events=events, mode='vimrag')
         yield {'event': 'done', 'trajectory': self.trajectory}
 
