@@ -13,7 +13,8 @@ from .core import Page, MIN_PIXELS, MAX_PIXELS, fit_to_budget, atomic_write
 
 # %% auto #0
 __all__ = ['PROMPT', 'INVALID', 'FINAL', 'Action', 'parse_bbox', 'parse_action', 'View', 'page_view', 'map_bbox', 'crop_view',
-           'to_view_frame', 'save_trajectory', 'load_trajectory', 'Episode', 'VRAGAgent', 'ReplayPolicy', 'replay']
+           'to_view_frame', 'describe_event', 'save_trajectory', 'load_trajectory', 'Episode', 'VRAGAgent',
+           'ReplayPolicy', 'replay']
 
 # %% ../nbs/04_agent.ipynb #1d39e42d
 @dataclass
@@ -131,6 +132,24 @@ INVALID = "Your last reply was invalid: {error}. Think inside <think> </think>, 
 FINAL = "You have no steps left. Give your final answer now inside <answer> </answer>."
 
 # %% ../nbs/04_agent.ipynb #c0e4f19e
+def describe_event(e: dict, # an agent event (VRAG or VimRAG)
+                  ) -> str | None: # e.g. "search  'ACM reference format'"; None for 'delta' and 'done'
+    "One line of plain text for an agent event: a label padded to 7 characters, then what happened."
+    k = e['event']
+    if k == 'search': text = (f"[{e['node_id']}] " if 'node_id' in e else '') + repr(e['query'])
+    elif k == 'search_image': k, text = 'page', f"{e['doc']} p.{e['page']} (score {e['score']:.3f})"
+    elif k == 'search_done': k, text = 'found', ', '.join(f"{r['information_id']}: {r['doc']} p.{r['page']}" for r in e['results'])
+    elif k == 'crop': text = f"bbox {[round(x) for x in e['bbox']]} in the {e['source']['size'][0]}x{e['source']['size'][1]} image -> raw px {e['region']}"
+    elif k == 'memorize': k, text = 'memory', f"[{e['node_id']}] {e['summary'][:100]}"
+    elif k == 'answer':
+        text = repr(e['text'] if 'text' in e else e['content']) + (f"  [cites {e['doc']} p.{e['page']}]" if e.get('doc') else '')
+    elif k in ('invalid', 'error'): text = e['error']
+    elif k in ('think', 'content'): text = ' '.join(e['text'].split())
+    elif k == 'max_steps': return f"stopped after {e['steps']} steps without an answer"
+    else: return None
+    return f'{k:7s} {text}'
+
+# %% ../nbs/04_agent.ipynb #c94744ae
 def save_trajectory(traj: dict, # a trajectory from `VRAGAgent.run` (the 'done' event)
                     path: str | Path, # destination .json file
                    ) -> Path:
@@ -142,7 +161,7 @@ def load_trajectory(path: str | Path, # a .json file from `save_trajectory`
     "Read a trajectory JSON written by `save_trajectory`."
     return json.loads(Path(path).read_text())
 
-# %% ../nbs/04_agent.ipynb #9000da2e
+# %% ../nbs/04_agent.ipynb #7dcad505
 class Episode:
     "One question in progress: the messages, the views shown, the pages seen and the events so far, advanced one reply at a time."
     def __init__(self,
@@ -221,7 +240,7 @@ class Episode:
                     steps=sum(m['role'] == 'assistant' for m in self.messages),
                     crops=[e['region'] for e in self.events if e['event'] == 'crop'], events=self.events, messages=self.messages)
 
-# %% ../nbs/04_agent.ipynb #7dcad505
+# %% ../nbs/04_agent.ipynb #7c38138a
 def _stream_reply(policy, messages, step):
     "Yield a streaming policy's deltas as `delta` events; return the whole reply."
     gen = policy.stream(messages)
@@ -266,7 +285,7 @@ class VRAGAgent:
         self.trajectory = ep.trajectory()
         yield {'event': 'done', 'trajectory': self.trajectory}
 
-# %% ../nbs/04_agent.ipynb #8c1c9423
+# %% ../nbs/04_agent.ipynb #45e9a826
 class ReplayPolicy:
     "Plays back the model replies of a saved trajectory, in order."
     def __init__(self, traj: dict, # a trajectory (from `VRAGAgent.run` or `load_trajectory`)

@@ -8,7 +8,7 @@ import json as js, sys, time
 from pathlib import Path
 from fastcore.script import call_parse, Param, store_true
 import vrag_nb
-from .agent import VRAGAgent, View, save_trajectory
+from .agent import VRAGAgent, View, save_trajectory, describe_event
 from .corpus import build_corpus
 from .index import PageIndex, _pages_hash
 from .eval import load_qa, evaluate_retrieval, gold_pages, plot_retrieval
@@ -58,15 +58,9 @@ def vrag_search(index_dir: Param('index dir written by vrag_index', str),
 def print_event(e: dict, # an agent event
                 file=None, # text stream; default stdout
                ):
-    "One line per agent event, as the CLI and the demo show them."
-    file = file or sys.stdout
-    k = e['event']
-    if k == 'search': print(f"  search  {e['query']!r}", file=file)
-    elif k == 'search_image': print(f"  page    {e['doc']} p.{e['page']} (score {e['score']:.3f})", file=file)
-    elif k == 'crop': print(f"  crop    bbox {[round(x) for x in e['bbox']]} in the {e['source']['size'][0]}x{e['source']['size'][1]} image -> raw px {e['region']}", file=file)
-    elif k == 'answer': print(f"  answer  {e['text']!r}" + (f"  [cites {e['doc']} p.{e['page']}]" if e.get('doc') else ''), file=file)
-    elif k in ('invalid', 'error'): print(f"  {k:7s} {e['error']}", file=file)
-    elif k == 'max_steps': print(f"  stopped after {e['steps']} steps without an answer", file=file)
+    "One line per agent event, as the CLI and the demo show them (thinking and stream deltas are not printed)."
+    line = describe_event(e) if e['event'] not in ('think', 'content') else None
+    if line: print('  ' + line, file=file or sys.stdout)
 
 def ask(index: PageIndex, # the index to search
         question: str, # the question
@@ -83,7 +77,7 @@ def ask(index: PageIndex, # the index to search
             print(e['text'], end='', flush=True); mid_line = True; continue
         if mid_line: print(); mid_line = False
         if e['event'] == 'done': traj = e['trajectory']
-        elif not (stream and e['event'] == 'think'): print_event(e)  # streamed thinking was already shown
+        else: print_event(e)
     if out:
         out = Path(out); out.mkdir(parents=True, exist_ok=True)
         crops = [e for e in traj['events'] if e['event'] == 'crop']
@@ -98,10 +92,14 @@ def make_policy(index: PageIndex, # the index (its pages and embedder feed the o
                 api_key: str | None = None, # API key (default 'EMPTY')
                 thinking: bool | None = None, # thinking mode for the endpoint (`chat_template_kwargs.enable_thinking`); None: not sent
                 max_tokens: int = 1024, # reply length limit for the endpoint, tokens
+                mode: str = 'vrag', # which agent the offline baseline plays: 'vrag' or 'vimrag'
                ):
-    "The OpenAI-compatible policy when `base_url` is given, else the offline baseline."
+    "The OpenAI-compatible policy when `base_url` is given, else the offline baseline for the agent `mode`."
     from vrag_nb.policies import OpenAIPolicy, OfflinePolicy
     if base_url: return OpenAIPolicy(base_url, model or 'vrag', api_key=api_key or 'EMPTY', thinking=thinking, max_tokens=max_tokens)
+    if mode == 'vimrag':
+        from vrag_nb.vimrag import OfflineVimRAGPolicy
+        return OfflineVimRAGPolicy(index.pages, index.embedder)
     return OfflinePolicy(index.pages, index.embedder)
 
 # %% ../nbs/09_cli.ipynb #000d5474
@@ -116,13 +114,8 @@ def ask_vimrag(index: PageIndex, # the index to search
     from vrag_nb.graph_views import graph_html
     agent = VimRAGAgent(index, policy, max_steps=max_steps)
     for e in agent.run(question):
-        k = e['event']
-        if k == 'done': traj = e['trajectory']
-        elif k == 'search': print(f"  search  [{e['node_id']}] {e['query']!r}")
-        elif k == 'search_done': print('  found   ' + ', '.join(f"{r['information_id']}: {r['doc']} p.{r['page']}" for r in e['results']))
-        elif k == 'memorize': print(f"  memory  [{e['node_id']}] {e['summary'][:100]}")
-        elif k == 'answer': print(f"  answer  {e['content']!r}")
-        elif k in ('error', 'max_steps'): print_event({**e, 'event': k} if k == 'max_steps' else e)
+        if e['event'] == 'done': traj = e['trajectory']
+        else: print_event(e)
     if out:
         out = Path(out); out.mkdir(parents=True, exist_ok=True)
         save_trajectory(traj, out/'trajectory.json'); graph_html(agent.graph, out/'graph.html')
@@ -144,16 +137,10 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
     "Answer a question with the VRAG or the VimRAG agent; print each step; save the trajectory."
     if mode not in ('vrag', 'vimrag'): sys.exit(f"--mode must be 'vrag' or 'vimrag', got {mode!r}")
     idx = _load(index_dir)
-    if mode == 'vimrag':
-        from vrag_nb.vimrag import OfflineVimRAGPolicy
-        from vrag_nb.policies import OpenAIPolicy
-        pol = OpenAIPolicy(base_url, model, api_key=api_key or 'EMPTY', thinking=thinking or None, max_tokens=max_tokens) if base_url else OfflineVimRAGPolicy(idx.pages, idx.embedder)
-        traj = ask_vimrag(idx, question, pol, out, max_steps=max_steps or 20)
-        if out: print(f'trajectory saved to {Path(out)/"trajectory.json"}, graph view in {Path(out)/"graph.html"}')
-        if traj['answer'] is None: sys.exit(1)
-        return
-    traj = ask(idx, question, make_policy(idx, base_url, model, api_key, thinking or None, max_tokens), out, max_steps=max_steps or 10, stream=stream)
-    if out: print(f'trajectory saved to {Path(out)/"trajectory.json"}')
+    policy = make_policy(idx, base_url, model, api_key, thinking or None, max_tokens, mode)
+    if mode == 'vimrag': traj = ask_vimrag(idx, question, policy, out, max_steps=max_steps or 20)
+    else: traj = ask(idx, question, policy, out, max_steps=max_steps or 10, stream=stream)
+    if out: print(f'trajectory saved to {Path(out)/"trajectory.json"}' + (f', graph view in {Path(out)/"graph.html"}' if mode == 'vimrag' else ''))
     if traj['answer'] is None: sys.exit(1)
 
 # %% ../nbs/09_cli.ipynb #76a4a1c0

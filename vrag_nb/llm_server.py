@@ -60,12 +60,13 @@ def create_llm_app(model: LocalChatModel, # the model to serve
         try: n_prompt = int(model.encode(req.messages)['input_ids'].shape[1])
         except Exception as e: return _error(400, f'bad messages: {type(e).__name__}: {e}')
         rid, created = f'chatcmpl-{uuid.uuid4().hex[:24]}', int(time.time())
-        def finish(text): return 'length' if len(model.tok(text, add_special_tokens=False)['input_ids']) >= limit else 'stop'
+        def n_tokens(text): return len(model.tok(text, add_special_tokens=False)['input_ids'])
+        def finish(n): return 'length' if n >= limit else 'stop'
         if not req.stream:
             text = model.generate(req.messages, **kw)
-            n_out = len(model.tok(text, add_special_tokens=False)['input_ids'])
+            n_out = n_tokens(text)
             return {'id': rid, 'object': 'chat.completion', 'created': created, 'model': model.name,
-                    'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': text}, 'finish_reason': finish(text)}],
+                    'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': text}, 'finish_reason': finish(n_out)}],
                     'usage': {'prompt_tokens': n_prompt, 'completion_tokens': n_out, 'total_tokens': n_prompt + n_out}}
         def events():
             def chunk(delta, reason=None):
@@ -76,7 +77,7 @@ def create_llm_app(model: LocalChatModel, # the model to serve
             text = ''
             for piece in model.stream(req.messages, **kw):
                 text += piece; yield chunk({'content': piece})
-            yield chunk({}, finish(text))
+            yield chunk({}, finish(n_tokens(text)))
             yield 'data: [DONE]\n\n'
         return StreamingResponse(events(), media_type='text/event-stream')
     return app

@@ -80,7 +80,9 @@ class LocalChatModel:
         return cls.from_pretrained(smollm2_dir(), dtype='float32', name='SmolLM2-135M-Instruct')
 
     @property
-    def is_vlm(self) -> bool: return self.ip is not None
+    def is_vlm(self) -> bool:
+        "True when the model takes images (it has an image processor)."
+        return self.ip is not None
 
     def encode(self, messages: list[dict], # agent or OpenAI chat messages
               ) -> dict: # model inputs (input_ids, attention_mask, and for a VLM pixel_values, image_grid_thw)

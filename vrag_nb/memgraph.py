@@ -34,11 +34,18 @@ class MemoryItem:
             raise ValueError(f'key_timestamp must be seconds >= 0, got {self.key_timestamp!r}')
 
     @property
-    def visual(self) -> bool: return self.type in ('image', 'video') and self.is_useful
+    def visual(self) -> bool:
+        "True for a useful image or video: what competes for visual memory."
+        return self.type in ('image', 'video') and self.is_useful
 
-    def to_dict(self) -> dict: return asdict(self)
+    def to_dict(self) -> dict:
+        "The item as a JSON-serialisable dict (the fields above)."
+        return asdict(self)
     @classmethod
-    def from_dict(cls, d: dict) -> MemoryItem: return cls(**d)
+    def from_dict(cls, d: dict, # a dict from `to_dict`
+                 ) -> MemoryItem:
+        "Rebuild an item; raises `ValueError` on a bad type or priority, `TypeError` on unknown fields."
+        return cls(**d)
 
 # %% ../nbs/05_memgraph.ipynb #3032d14e
 class GraphError(ValueError):
@@ -54,10 +61,17 @@ class MemoryGraph:
         self.root = root_id
 
     @property
-    def order(self) -> list[str]: return list(self.g.nodes)  # insertion order (networkx keeps it)
+    def order(self) -> list[str]:
+        "Node ids in the order they were added (networkx keeps it): root first, answer last."
+        return list(self.g.nodes)
     @property
-    def answer_id(self) -> str | None: return next((n for n, d in self.g.nodes(data=True) if d['type'] == 'answer'), None)
-    def node(self, id: str) -> dict: return {'id': id, 'parent_ids': list(self.g.predecessors(id)), **self.g.nodes[id]}
+    def answer_id(self) -> str | None:
+        "The answer node's id, None before there is one."
+        return next((n for n, d in self.g.nodes(data=True) if d['type'] == 'answer'), None)
+    def node(self, id: str, # a node id; raises `KeyError` when unknown
+            ) -> dict:
+        "A node as a dict: id, parent_ids, type, query, summary, memory (MemoryItems), answer."
+        return {'id': id, 'parent_ids': list(self.g.predecessors(id)), **self.g.nodes[id]}
     def __len__(self): return len(self.g)
 
     def _check_new(self, id, parent_ids):
@@ -134,9 +148,14 @@ class MemoryGraph:
         mg.g.add_edges_from(g.edges)
         return mg
 
-    def to_json(self) -> str: return json.dumps(self.to_list(), ensure_ascii=False, indent=1)
+    def to_json(self) -> str:
+        "`to_list` as JSON text."
+        return json.dumps(self.to_list(), ensure_ascii=False, indent=1)
     @classmethod
-    def from_json(cls, s: str) -> MemoryGraph: return cls.from_list(json.loads(s))
+    def from_json(cls, s: str, # JSON text from `to_json`
+                 ) -> MemoryGraph:
+        "Rebuild a graph from JSON text; raises `GraphError` as `from_list` does."
+        return cls.from_list(json.loads(s))
     def __repr__(self): return f"MemoryGraph({len(self)} nodes, answer={self.answer_id!r})"
 
 # %% ../nbs/05_memgraph.ipynb #4af02cb9

@@ -9,7 +9,7 @@ from pathlib import Path
 import ipywidgets as W
 from PIL import Image, ImageDraw
 from .core import to_data_url
-from .agent import View, VRAGAgent, crop_view, to_view_frame, save_trajectory
+from .agent import View, VRAGAgent, crop_view, to_view_frame, save_trajectory, describe_event
 
 # %% auto #0
 __all__ = ['bbox_text', 'CropWidget', 'Playground', 'step_frames', 'render_step', 'TrajectoryViewer']
@@ -87,16 +87,9 @@ class CropWidget(W.VBox):
 
 # %% ../nbs/04b_widgets.ipynb #b7f22fef
 def _describe(e: dict) -> str:
-    "One line of HTML for an agent event."
-    k, esc = e['event'], html.escape
-    if k == 'search': return f"search <code>{esc(e['query'])}</code>"
-    if k == 'search_image': return f"page {esc(e['doc'])} p.{e['page']} (score {e['score']:.3f})"
-    if k == 'crop': return f"crop {[round(x) for x in e['bbox']]} → raw px {e['region']}"
-    if k == 'answer': return f"<b>answer</b> {esc(e['text'])}"
-    if k in ('invalid', 'error'): return f"<span style='color:#b00'>{k}: {esc(e['error'])}</span>"
-    if k == 'max_steps': return f"stopped after {e['steps']} steps"
-    if k == 'think': return f"<i>{esc(e['text'])}</i>"
-    return esc(k)
+    "One line of HTML for an agent event (`describe_event`, with errors in red and thinking in italics)."
+    line = html.escape(describe_event(e) or e['event'])
+    return f"<span style='color:#b00'>{line}</span>" if e['event'] in ('invalid', 'error') else f'<i>{line}</i>' if e['event'] == 'think' else line
 
 class Playground(W.VBox):
     "Play the agent's policy by hand — search, look, crop, answer — and get the trajectory JSON a model's run gives."
