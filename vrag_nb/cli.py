@@ -26,15 +26,16 @@ def _load(index_dir) -> PageIndex:
     except (FileNotFoundError, ValueError) as e: _die(str(e))
 
 @call_parse
-def vrag_index(src: Param('PDF files, image files or folders', str, nargs='+'),
+def vrag_index(src: Param('PDF, image or video files, or folders', str, nargs='+'),
                out: Param('corpus and index dir to write (resumes if it exists)', str) = 'index',
                dpi: Param('PDF rendering resolution, dots per inch', int) = 150,
                batch_size: Param('pages per embedding batch', int) = 64,
                method: Param('default search method stored with the index', str, choices=['hybrid', 'dense', 'bm25']) = 'hybrid',
-               no_ocr: Param('do not OCR pages without a text layer', store_true) = False):
-    "Render documents to page images and build a searchable index in OUT."
+               no_ocr: Param('do not OCR pages without a text layer', store_true) = False,
+               chunk_seconds: Param('video chunk length, seconds', float) = 60):
+    "Render documents to page images (videos: one per fixed-length chunk) and build a searchable index in OUT."
     t = time.time()
-    rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr)
+    rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr, chunk_seconds=chunk_seconds)
     if not rep.pages: _die(f'no pages to index ({len(rep.skipped)} files skipped)')
     idx = PageIndex.build(out, batch_size=batch_size, method=method)
     print(f'{rep!r}\n{idx!r}\ndone in {time.time() - t:.1f} s')

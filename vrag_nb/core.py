@@ -26,15 +26,25 @@ class Page:
     blocks: list = field(default_factory=list)  # text blocks `[x0, y0, x1, y1, text]`, raw-image pixels
     source: str = ''  # the file the page came from
     ocr: bool = False  # True when `text` came from OCR
+    video: str = ''  # for a video chunk: its clip file (`chunks/<doc>_<n>.mp4`); '' for a document page or image
+    start: float = 0.0  # for a video chunk: where it starts in the source video, seconds
+    end: float = 0.0  # for a video chunk: where it ends in the source video, seconds
 
     @property
     def pid(self) -> str:
         "The page id `<doc>_<page>`, as in VRAG's image file names."
         return f"{self.doc}_{self.page}"
 
+    @property
+    def kind(self) -> str:
+        "'video' for a video chunk, else 'image' (the record type of REFERENCE.md §1)."
+        return 'video' if self.video else 'image'
+
     def to_dict(self) -> dict:
-        "The page as a JSON-serialisable dict (one line of pages.jsonl)."
-        return asdict(self)
+        "The page as a JSON-serialisable dict (one line of pages.jsonl); the video fields only for a video chunk."
+        d = asdict(self)
+        if not self.video: del d['video'], d['start'], d['end']
+        return d
 
     @classmethod
     def from_dict(cls, d: dict, # a dict from `to_dict` / pages.jsonl
@@ -44,7 +54,7 @@ class Page:
 
     def __repr__(self): return f"Page({self.pid!r}, {self.width}x{self.height}, {len(self.text)} chars)"
 
-# %% ../nbs/00_core.ipynb #2fbc4bf3
+# %% ../nbs/00_core.ipynb #af18ec93
 def page_name(doc: str, # document name (file stem)
               page: int, # 1-based page number
              ) -> str:    # image file name `<doc>_<page>.jpg`
@@ -52,7 +62,7 @@ def page_name(doc: str, # document name (file stem)
     if int(page) < 1: raise ValueError(f"page numbers are 1-based, got {page}")
     return f"{doc}_{int(page)}.jpg"
 
-# %% ../nbs/00_core.ipynb #af18ec93
+# %% ../nbs/00_core.ipynb #c28f2348
 @dataclass
 class Hit:
     "One search result: a page, its score and its rank."
@@ -65,7 +75,7 @@ class Hit:
         return dict(doc=self.page.doc, page=self.page.page, image=self.page.image, score=self.score, rank=self.rank)
     def __repr__(self): return f"Hit({self.page.pid!r}, score={self.score:.3f}, rank={self.rank})"
 
-# %% ../nbs/00_core.ipynb #513d06ac
+# %% ../nbs/00_core.ipynb #641ca0ac
 PATCH = 28  # Qwen2.5-VL: 14-px patches merged 2x2
 MIN_PIXELS = 256 * PATCH * PATCH  # 200,704 px (REFERENCE.md §3)
 MAX_PIXELS = 512 * PATCH * PATCH  # 401,408 px (REFERENCE.md §3)
@@ -88,7 +98,7 @@ def fit_to_budget(width: int, # raw image width, pixels
         w, h = math.ceil(width * beta / factor) * factor, math.ceil(height * beta / factor) * factor
     return w, h
 
-# %% ../nbs/00_core.ipynb #4f3dc7fa
+# %% ../nbs/00_core.ipynb #37f77d9b
 def resize_to_budget(img: Image.Image, # any PIL image
                      min_pixels: int = MIN_PIXELS, # smallest allowed area, pixels
                      max_pixels: int = MAX_PIXELS, # largest allowed area, pixels
@@ -98,7 +108,7 @@ def resize_to_budget(img: Image.Image, # any PIL image
     img = img.convert('RGB')
     return img if img.size == size else img.resize(size, Image.BICUBIC)
 
-# %% ../nbs/00_core.ipynb #75e3486f
+# %% ../nbs/00_core.ipynb #5c043436
 def to_data_url(img: Image.Image, # image to encode
                 fmt: str = 'JPEG', # 'JPEG' or 'PNG'
                 quality: int = 90, # JPEG quality, 1..95
@@ -116,7 +126,7 @@ def from_data_url(url: str, # a `data:image/...;base64,` URL
     if not (sep and head.startswith('data:image/') and head.endswith(';base64')): raise ValueError(f"not a base64 image data URL: {url[:40]!r}")
     return Image.open(io.BytesIO(base64.b64decode(data)))
 
-# %% ../nbs/00_core.ipynb #0ed9a3cb
+# %% ../nbs/00_core.ipynb #b161ef0a
 def atomic_write(path: str | Path, # destination file
                  data: str | bytes, # content: str is written as UTF-8
                 ) -> Path:
@@ -144,7 +154,7 @@ def write_jsonl(path: str | Path, # destination file
     "Write `rows` as JSON lines, atomically."
     return atomic_write(path, ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows))
 
-# %% ../nbs/00_core.ipynb #b161ef0a
+# %% ../nbs/00_core.ipynb #5912f679
 def cache_dir(*parts: str, # sub-directories to create under the cache dir
              ) -> Path:
     "The vrag_nb cache dir (`$VRAG_NB_CACHE`, else `~/.cache/vrag_nb`), created with any `parts` below it."

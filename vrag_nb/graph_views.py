@@ -75,6 +75,12 @@ def _thumb(path, size=160):
         with Image.open(path) as im: im = im.convert('RGB'); im.thumbnail((size, size)); return to_data_url(im, quality=80)
     except OSError: return None
 
+def _video_thumb(item):
+    "The first key frame of a video item (its middle frame when it names none), as a thumbnail."
+    from vrag_nb.corpus import frame_file, video_info, SkipFile
+    try: return _thumb(frame_file(item.path, item.key_timestamp[0] if item.key_timestamp else video_info(item.path)['duration'] / 2))
+    except (OSError, SkipFile): return None
+
 def _tooltip(graph, n):
     d, esc = graph.g.nodes[n], html.escape
     parts = [f"<b>{esc(n)}</b> ({d['type']})"]
@@ -85,7 +91,7 @@ def _tooltip(graph, n):
         line = f"<div>{esc(i.information_id)} · {i.type} · priority {i.priority}{'' if i.is_useful else ' · not useful'}"
         if i.type == 'text': line += f": {esc(i.text[:200])}"
         if i.type == 'video' and i.key_timestamp: line += f" · key frames at {', '.join(f'{t:g}' for t in i.key_timestamp)} s"
-        url = _thumb(i.path) if i.type == 'image' and i.path else None
+        url = _thumb(i.path) if i.type == 'image' and i.path else _video_thumb(i) if i.type == 'video' and i.path else None
         if url: line += f"<br><a href='{url}' target='_blank'><img src='{url}' style='max-width:160px'></a>"
         parts.append(line + '</div>')
     return ''.join(parts)
@@ -116,7 +122,7 @@ def graph_html(graph: MemoryGraph, # the memory graph
     if path: atomic_write(path, page)
     return page
 
-# %% ../nbs/05b_graph_views.ipynb #1ad310bd
+# %% ../nbs/05b_graph_views.ipynb #4039a0d0
 class LiveGraph:
     "A notebook view that redraws the memory graph each time `update` is called (an ipywidgets Output)."
     def __init__(self, figsize: tuple = (8, 4.5), # figure size, inches

@@ -181,6 +181,7 @@ METHODS = ('dense', 'bm25', 'hybrid')
 def _absolute(pages: list[Page], root: Path) -> list[Page]:
     for p in pages:
         if not Path(p.image).is_absolute(): p.image = str((root/p.image).resolve())
+        if p.video and not Path(p.video).is_absolute(): p.video = str((root/p.video).resolve())
     return pages
 
 @patch
@@ -237,9 +238,10 @@ def search(self: PageIndex,
 @patch
 def record(self: PageIndex,
            i: int, # corpus position of the page
-          ) -> dict: # {'type': 'image', 'file_path', 'doc', 'page'}
+          ) -> dict: # {'type': 'image', 'file_path', 'doc', 'page'}; a video chunk: 'type': 'video', its clip, and 'image', 'start', 'end'
     "The corpus record of page `i`, as VRAG's search engine stores them (REFERENCE.md §1), plus doc and page."
     p = self.pages[i]
+    if p.video: return {'type': 'video', 'file_path': p.video, 'doc': p.doc, 'page': p.page, 'image': p.image, 'start': p.start, 'end': p.end}
     return {'type': 'image', 'file_path': p.image, 'doc': p.doc, 'page': p.page}
 
 @patch

@@ -30,6 +30,7 @@ class ChatRequest(BaseModel):
     stop: str | list[str] | None = None
     seed: int | None = None
     n: int = Field(1, ge=1, le=1)  # one choice per request
+    chat_template_kwargs: dict[str, Any] | None = None  # chat-template variables, as vLLM takes them (e.g. {'enable_thinking': true})
 
 def _error(status, message, kind='invalid_request_error'):
     return JSONResponse({'error': {'message': message, 'type': kind, 'code': status}}, status_code=status)
@@ -56,8 +57,8 @@ def create_llm_app(model: LocalChatModel, # the model to serve
         if req.model not in (None, model.name): return _error(404, f'model {req.model!r} not found: this server serves {model.name!r}', 'not_found_error')
         limit = req.max_completion_tokens or req.max_tokens or default_max_tokens
         stop = [req.stop] if isinstance(req.stop, str) else req.stop
-        kw = dict(max_tokens=limit, temperature=req.temperature, top_p=req.top_p, stop=stop, seed=req.seed)
-        try: n_prompt = int(model.encode(req.messages)['input_ids'].shape[1])
+        kw = dict(max_tokens=limit, temperature=req.temperature, top_p=req.top_p, stop=stop, seed=req.seed, template_kwargs=req.chat_template_kwargs)
+        try: n_prompt = int(model.encode(req.messages, req.chat_template_kwargs)['input_ids'].shape[1])
         except Exception as e: return _error(400, f'bad messages: {type(e).__name__}: {e}')
         rid, created = f'chatcmpl-{uuid.uuid4().hex[:24]}', int(time.time())
         def n_tokens(text): return len(model.tok(text, add_special_tokens=False)['input_ids'])
@@ -82,7 +83,7 @@ def create_llm_app(model: LocalChatModel, # the model to serve
         return StreamingResponse(events(), media_type='text/event-stream')
     return app
 
-# %% ../nbs/04d_llm_server.ipynb #fbce3c7b
+# %% ../nbs/04d_llm_server.ipynb #8aba6f6a
 @call_parse
 def vrag_serve_llm(model: Param("'smollm2' (offline default) or a hub id / local dir of a transformers checkpoint", str) = 'smollm2',
                    name: Param('served model name (default: from the model)', str) = None,
@@ -98,7 +99,7 @@ def vrag_serve_llm(model: Param("'smollm2' (offline default) or a hub id / local
     print(f'serving {m.name} at http://{host}:{port}/v1', flush=True)
     uvicorn.run(create_llm_app(m, max_tokens), host=host, port=port, log_level='warning')
 
-# %% ../nbs/04d_llm_server.ipynb #219a41d1
+# %% ../nbs/04d_llm_server.ipynb #12bd009e
 def _shrink_images(request):
     "Replace inline images in a recorded request body by their SHA-1 (the cassette stays small and readable)."
     import hashlib, re

@@ -85,12 +85,13 @@ class LocalChatModel:
         return self.ip is not None
 
     def encode(self, messages: list[dict], # agent or OpenAI chat messages
+               template_kwargs: dict | None = None, # extra chat-template variables (e.g. `enable_thinking`); text LMs only
               ) -> dict: # model inputs (input_ids, attention_mask, and for a VLM pixel_values, image_grid_thw)
         "Build the model input for the next assistant turn."
         turns = message_parts(messages)
         if not self.is_vlm:
             chat = [{'role': r, 'content': ''.join(p if isinstance(p, str) else '[image]' for p in ps)} for r, ps in turns]
-            return dict(self.tok.apply_chat_template(chat, add_generation_prompt=True, return_tensors='pt', return_dict=True))
+            return dict(self.tok.apply_chat_template(chat, add_generation_prompt=True, return_tensors='pt', return_dict=True, **(template_kwargs or {})))
         images = [p for _, ps in turns for p in ps if isinstance(p, Image.Image)]
         extra = {}
         if images:
@@ -105,10 +106,10 @@ class LocalChatModel:
         if self.needs_types and images: enc['mm_token_type_ids'] = (enc['input_ids'] == self.tok.convert_tokens_to_ids('<|image_pad|>')).int()
         return {**enc, **extra}
 
-    def _generate_kwargs(self, messages, max_tokens, temperature, top_p, stop, seed):
+    def _generate_kwargs(self, messages, max_tokens, temperature, top_p, stop, seed, template_kwargs=None):
         import torch
         dev, dtype = next(self.model.parameters()).device, next(self.model.parameters()).dtype
-        enc = {k: (v.to(dev, dtype) if k == 'pixel_values' else v.to(dev)) for k, v in self.encode(messages).items()}
+        enc = {k: (v.to(dev, dtype) if k == 'pixel_values' else v.to(dev)) for k, v in self.encode(messages, template_kwargs).items()}
         if seed is not None: torch.manual_seed(seed)
         kw = dict(max_new_tokens=max_tokens, do_sample=temperature > 0, pad_token_id=self.tok.pad_token_id)
         if temperature > 0: kw.update(temperature=temperature, top_p=top_p)
@@ -121,10 +122,11 @@ class LocalChatModel:
                top_p: float = 1.0, # nucleus sampling when temperature > 0
                stop: list[str] | None = None, # stop strings; the reply ends before the first one (as OpenAI's `stop`)
                seed: int | None = None, # sampling seed
+               template_kwargs: dict | None = None, # extra chat-template variables, as for `encode`
               ) -> Iterator[str]: # text pieces as they are generated
         "Generate the next assistant turn, yielding text as it comes (generation runs in a thread)."
         from transformers import TextIteratorStreamer
-        enc, kw = self._generate_kwargs(messages, max_tokens, temperature, top_p, stop, seed)
+        enc, kw = self._generate_kwargs(messages, max_tokens, temperature, top_p, stop, seed, template_kwargs)
         streamer = TextIteratorStreamer(self.tok, skip_prompt=True, skip_special_tokens=True)
         errors = []
         def work():

@@ -129,6 +129,11 @@ class SearchClient:
         self.http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=httpx.HTTPTransport(retries=retries))
 
     def _page(self, rec: dict) -> Page:
+        if rec.get('type') == 'video':  # a video chunk: its clip is used when it is readable here, else only its frame
+            clip = rec.get('file_path', '') if Path(rec.get('file_path', '')).exists() else ''
+            p = self._page({k: v for k, v in rec.items() if k not in ('type', 'file_path')} | {'file_path': rec.get('image', '')})
+            p.video, p.start, p.end = clip, float(rec.get('start', 0)), float(rec.get('end', 0))
+            return p
         path = rec.get('file_path') or rec.get('image_file') or ''
         doc, page = rec.get('doc'), rec.get('page')
         if doc is None:

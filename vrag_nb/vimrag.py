@@ -4,15 +4,16 @@
 
 # %% ../nbs/05a_vimrag.ipynb #5b17b910
 from __future__ import annotations
-import json, re
+import json, math, re
 from pathlib import Path
 from typing import Callable, Iterator
 from .core import Page, fit_to_budget
-from .agent import View, page_view
-from .memgraph import MemoryGraph, MemoryItem, GraphError, select_visual_memory
+from .agent import View, page_view, _stream_reply
+from .corpus import frame_file, video_info
+from .memgraph import MemoryGraph, MemoryItem, GraphError, select_visual_memory, VIDEO_MAX
 
 # %% auto #0
-__all__ = ['TOOL_NAMES', 'SYSTEM', 'parse_tool_calls', 'VimRAGAgent', 'OfflineVimRAGPolicy']
+__all__ = ['TOOL_NAMES', 'SYSTEM', 'parse_tool_calls', 'chunk_times', 'VimRAGAgent', 'OfflineVimRAGPolicy']
 
 # %% ../nbs/05a_vimrag.ipynb #02e02c8d
 TOOL_NAMES = ('add_search_node', 'summarize_and_memorize', 'add_answer_node')
@@ -43,33 +44,71 @@ def parse_tool_calls(text: str, # the model's reply
     if not blocks: errors.append('no tool call: end your reply with <tool_call>{"name": ..., "arguments": {...}}</tool_call>')
     return think, content, calls, errors
 
-# %% ../nbs/05a_vimrag.ipynb #a768ef0b
+# %% ../nbs/05a_vimrag.ipynb #6668ca8c
+def _view_of(path, doc, page, max_pixels) -> View:
+    return page_view(Page(doc, page, str(path)), min_pixels=28 * 28, max_pixels=max(int(max_pixels), 28 * 28))
+
+def _name(path) -> tuple[str, int]:
+    "(doc, page) from a page image or chunk file named `<doc>_<n>`."
+    doc, _, num = Path(path).stem.rpartition('_')
+    return (doc, int(num)) if doc and num.isdigit() else (Path(path).stem, 1)
+
+def chunk_times(duration: float, # length of the chunk, seconds
+                fps: float = 1.0, # frames sampled per second (reference default 1)
+                max_frames: int = 32, # at most this many, spread evenly (reference default 32)
+               ) -> list[float]: # seconds into the chunk, ascending
+    "The times at which a video chunk is sampled for the model."
+    n = max(1, math.ceil(duration * fps - 1e-6))
+    if n <= max_frames: return [round(k / fps, 2) for k in range(n)]
+    return [round((k + 0.5) * duration / max_frames, 2) for k in range(max_frames)]
+
+# %% ../nbs/05a_vimrag.ipynb #3b60ec7d
 class VimRAGAgent:
     "The VimRAG loop over a `MemoryGraph`: one tool call per turn, context rebuilt from the graph (re-implemented from the paper)."
     def __init__(self, search, # a `PageIndex`, `SearchClient`, or callable (query, top_k) -> list[Hit]
-                 policy: Callable[[list[dict]], str], # messages -> reply text
+                 policy: Callable[[list[dict]], str], # messages -> reply text; with `.stream(messages)` it can stream
                  max_steps: int = 20, # model calls per question (reference default)
                  top_k: int = 3, # pages per search (reference default)
-                 image_max: int = 1_003_520, # pixel cap for a result image, pixels
+                 image_max: int = 1_003_520, # pixel cap for a result image (and for all frames of a result video), pixels
+                 video_max: int = VIDEO_MAX, # pixel cap for one video frame, pixels (reference default 401,408)
+                 fps: float = 1.0, max_frames: int = 32, # video sampling for results (reference defaults)
+                 stream: bool = False, # pass a streaming policy's think/content deltas on as `delta` events (not stored)
                 ):
         self.search = search.search if hasattr(search, 'search') else search
-        self.policy, self.max_steps, self.top_k, self.image_max = policy, max_steps, top_k, image_max
+        self.policy, self.max_steps, self.top_k, self.image_max, self.stream = policy, max_steps, top_k, image_max, stream
+        self.video_max, self.fps, self.max_frames = video_max, fps, max_frames
+
+    def _result(self, page: Page, info_id: str, score: float) -> dict:
+        "One search result as the context shows it: an image view, or a video chunk's frames with their times."
+        r = dict(information_id=info_id, type=page.kind, doc=page.doc, page=page.page, score=score)
+        if page.kind == 'image': return r | dict(path=page.image, view=page_view(page, max_pixels=self.image_max).to_dict())
+        dur = (page.end - page.start) or video_info(page.video)['duration']
+        times = chunk_times(dur, self.fps, self.max_frames)
+        per = min(self.video_max, self.image_max // len(times))
+        return r | dict(path=page.video, start=page.start, end=page.end, duration=round(dur, 3),
+                        frames=[{'t': t, 'view': _view_of(frame_file(page.video, t), page.doc, page.page, per).to_dict()} for t in times])
 
     def context(self, graph: MemoryGraph, # the graph so far
                 pending: dict | None = None, # the search waiting to be memorised: {'node_id', 'results'}
                ) -> list[dict]: # messages for the policy
         "Rebuild the context from the graph: question, graph JSON, visual memory, pending results."
         parts = [{'type': 'text', 'text': f"Question: {graph.g.nodes[graph.root]['query']}\nMemory graph:\n{json.dumps(graph.to_list(), ensure_ascii=False)}"}]
-        for m in select_visual_memory(graph):
-            if m['item'].type != 'image': continue
-            doc, _, num = Path(m['item'].path).stem.rpartition('_')  # pages are named <doc>_<page>.jpg
-            page = Page(doc or Path(m['item'].path).stem, int(num) if num.isdigit() else 1, m['item'].path)
-            v = page_view(page, min_pixels=28 * 28, max_pixels=max(m['pixels'], 28 * 28))  # sized to its energy's budget
-            parts += [{'type': 'text', 'text': f"Memory from {m['node']} ({m['item'].information_id}):"}, {'type': 'image', 'view': v.to_dict()}]
+        for m in select_visual_memory(graph, image_max=self.image_max, video_max=self.video_max):
+            item, (doc, num) = m['item'], _name(m['item'].path)
+            if item.type == 'image':  # sized to its energy's budget
+                parts += [{'type': 'text', 'text': f"Memory from {m['node']} ({item.information_id}):"}, {'type': 'image', 'view': _view_of(item.path, doc, num, m['pixels']).to_dict()}]
+                continue
+            times = item.key_timestamp or [round(video_info(item.path)['duration'] / 2, 2)]
+            parts.append({'type': 'text', 'text': f"Memory from {m['node']} ({item.information_id}), frames at {', '.join(f'{t:g}' for t in times)} s:"})
+            parts += [{'type': 'image', 'view': _view_of(frame_file(item.path, t), doc, num, m['frame_pixels']).to_dict()} for t in times]
         if pending:
             parts.append({'type': 'text', 'text': f"Results of search node {pending['node_id']!r}; memorize every item:"})
             for r in pending['results']:
-                parts += [{'type': 'text', 'text': f"{r['information_id']} ({r['doc']} p.{r['page']}):"}, {'type': 'image', 'view': r['view']}]
+                if r['type'] == 'image':
+                    parts += [{'type': 'text', 'text': f"{r['information_id']} ({r['doc']} p.{r['page']}):"}, {'type': 'image', 'view': r['view']}]
+                    continue
+                parts.append({'type': 'text', 'text': f"{r['information_id']} ({r['doc']} p.{r['page']}, video {r['start']:g}-{r['end']:g} s, {r['duration']:g} s long), frames at:"})
+                for f in r['frames']: parts += [{'type': 'text', 'text': f"{f['t']:g} s"}, {'type': 'image', 'view': f['view']}]
         return [{'role': 'system', 'content': SYSTEM}, {'role': 'user', 'content': parts}]
 
     def _call(self, graph, call, pending, seen):
@@ -80,11 +119,14 @@ class VimRAGAgent:
             graph.add_search(a.get('id'), a.get('parent_ids'), a.get('query'))
             hits = [h for h in self.search(a['query'], top_k=self.top_k + len(seen)) if h.page.pid not in seen][:self.top_k]
             seen.update(h.page.pid for h in hits)
-            results = [dict(information_id=f'Picture {i + 1}', doc=h.page.doc, page=h.page.page, path=h.page.image, score=h.score,
-                            view=page_view(h.page, max_pixels=self.image_max).to_dict()) for i, h in enumerate(hits)]
+            counts, results = {'image': 0, 'video': 0}, []
+            for h in hits:  # numbered per type: Picture 1, Picture 2, Video 1, ...
+                counts[h.page.kind] += 1
+                results.append(self._result(h.page, f"{'Picture' if h.page.kind == 'image' else 'Video'} {counts[h.page.kind]}", h.score))
             pending = {'node_id': a['id'], 'results': results}
+            keys = ('information_id', 'type', 'doc', 'page', 'path', 'score', 'start', 'end')
             return [{'event': 'search', 'query': a['query'], 'node_id': a['id']},
-                    {'event': 'search_done', 'node_id': a['id'], 'results': [{k: r[k] for k in ('information_id', 'doc', 'page', 'path', 'score')} for r in results]}], pending, None
+                    {'event': 'search_done', 'node_id': a['id'], 'results': [{k: r[k] for k in keys if k in r} | ({'frames': [f['t'] for f in r['frames']]} if 'frames' in r else {}) for r in results]}], pending, None
         if name == 'summarize_and_memorize':
             if not pending: raise GraphError('there are no search results to memorize: add a search node first')
             by_id = {r['information_id']: r for r in pending['results']}
@@ -92,9 +134,14 @@ class VimRAGAgent:
             for m in a.get('memorize') or []:
                 r = by_id.get(m.get('information_id'))
                 if r is None: raise ValueError(f"unknown information_id {m.get('information_id')!r}: the results are {list(by_id)}")
-                pr = m.get('priority_score', 3)
-                items.append(MemoryItem(r['information_id'], 'image', r['path'], is_useful=bool(m.get('is_useful', True)),
-                                        priority=min(max(int(pr), 1), 5) if isinstance(pr, (int, float)) else 3, key_timestamp=list(m.get('key_timestamp') or [])))
+                pr, ts = m.get('priority_score', 3), m.get('key_timestamp') or []
+                ts = ts if isinstance(ts, list) else [ts]
+                if r['type'] == 'video':
+                    bad = [t for t in ts if not isinstance(t, (int, float)) or isinstance(t, bool) or not 0 <= t <= r['duration']]
+                    if bad: raise ValueError(f"key_timestamp {bad} of {r['information_id']} must be seconds within its {r['duration']:g} s")
+                items.append(MemoryItem(r['information_id'], r['type'], r['path'], is_useful=bool(m.get('is_useful', True)),
+                                        priority=min(max(int(pr), 1), 5) if isinstance(pr, (int, float)) else 3,
+                                        key_timestamp=[float(t) for t in ts] if r['type'] == 'video' else []))
             graph.memorize(pending['node_id'], str(a.get('summarize', '')), items)
             return [{'event': 'memorize', 'node_id': pending['node_id'], 'summary': str(a.get('summarize', ''))}], None, None
         if pending: raise GraphError(f"memorize the results of {pending['node_id']!r} before answering")
@@ -103,14 +150,16 @@ class VimRAGAgent:
 
     def run(self, question: str, # the user's question
            ) -> Iterator[dict]: # events; the last is {'event': 'done', 'trajectory': {...}}
-        "Answer `question`, yielding think / content / search / search_done / memorize / answer / error / max_steps events."
+        "Answer `question`, yielding think / content / search / search_done / memorize / answer / error / max_steps events (and `delta`s when streaming)."
         graph, pending, seen, events, answer, feedback = MemoryGraph(question), None, set(), [], None, None
         self.graph = graph  # the graph as it grows: a live view can redraw it after each event
         def emit(ev): events.append(ev); return ev
         for step in range(self.max_steps):
             msgs = self.context(graph, pending)
             if feedback: msgs.append({'role': 'user', 'content': [{'type': 'text', 'text': feedback}]})
-            try: reply = self.policy(msgs)
+            try:
+                if self.stream and hasattr(self.policy, 'stream'): reply = yield from _stream_reply(self.policy, msgs, step)
+                else: reply = self.policy(msgs)
             except Exception as e:
                 yield emit({'event': 'error', 'step': step, 'error': f'policy failed: {type(e).__name__}: {e}'}); break
             think, content, calls, errors = parse_tool_calls(reply)
@@ -127,10 +176,11 @@ class VimRAGAgent:
             if answer is not None:
                 yield emit({'event': 'answer', 'step': step, 'content': answer, 'sample': {'question': question, 'graph': graph.to_list()}}); break
         else: yield emit({'event': 'max_steps', 'steps': self.max_steps})
-        self.trajectory = dict(question=question, answer=answer, graph=graph.to_list(), events=events, mode='vimrag')
+        config = dict(max_steps=self.max_steps, top_k=self.top_k, image_max=self.image_max, video_max=self.video_max, fps=self.fps, max_frames=self.max_frames)
+        self.trajectory = dict(question=question, answer=answer, graph=graph.to_list(), events=events, mode='vimrag', config=config)
         yield {'event': 'done', 'trajectory': self.trajectory}
 
-# %% ../nbs/05a_vimrag.ipynb #61acdebb
+# %% ../nbs/05a_vimrag.ipynb #6333c77a
 class OfflineVimRAGPolicy:
     "Offline VimRAG baseline, not a VLM: search with the question, keep the top result, answer from its best text block."
     def __init__(self, pages: list[Page], # corpus pages (for text blocks)
@@ -146,15 +196,22 @@ class OfflineVimRAGPolicy:
         text = '\n'.join(c['text'] for c in messages[1]['content'] if c['type'] == 'text')
         graph = json.loads(text.split('Memory graph:\n', 1)[1].split('\n', 1)[0])
         q = graph[0]['query']
-        shown = re.findall(r'(Picture \d+) \((.+?) p\.(\d+)\):', text.split('memorize every item:', 1)[1]) if 'memorize every item:' in text else []
+        shown = re.findall(r'((?:Picture|Video) \d+) \((.+?) p\.(\d+)[,)]', text.split('memorize every item:', 1)[1]) if 'memorize every item:' in text else []
         call = lambda name, **a: f'<tool_call>{json.dumps({"name": name, "arguments": a}, ensure_ascii=False)}</tool_call>'
         if shown:
             page = self.base.pages.get((shown[0][1], int(shown[0][2])))
             block = self.base.best_block(q, page) if page else None
             return (f'<think>{shown[0][0]} looks most relevant.</think>' +
                     call('summarize_and_memorize', summarize=' '.join((block[4] if block else (page.text[:300] if page else '')).split()),
-                         memorize=[{'information_id': i, 'is_useful': k == 0, 'priority_score': 5 if k == 0 else 1} for k, (i, _, _) in enumerate(shown)]))
+                         memorize=[self._verdict(i, d, n, k == 0) for k, (i, d, n) in enumerate(shown)]))
         searches = [n for n in graph if n['type'] == 'search']
         if not searches: return '<think>I need to search.</think>' + call('add_search_node', id='search 1', parent_ids=['root'], query=q)
         last = searches[-1]
         return '<think>The memorised page should hold the answer.</think>' + call('add_answer_node', parent_ids=[last['id']], answer=self.base.answer(q, last['summary']))
+
+    def _verdict(self, info_id, doc, num, useful) -> dict:
+        "Keep the top result (priority 5), drop the rest; a video is remembered by its middle frame."
+        v = {'information_id': info_id, 'is_useful': useful, 'priority_score': 5 if useful else 1}
+        page = self.base.pages.get((doc, int(num)))
+        if info_id.startswith('Video') and page is not None: v['key_timestamp'] = [round((page.end - page.start) / 2, 2)]
+        return v
