@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_corpus.ipynb #6a120ad4
 from __future__ import annotations
-import io, math, multiprocessing, os, re, subprocess, sys, unicodedata
+import math, multiprocessing, os, re, sys, unicodedata
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -13,11 +13,11 @@ import numpy as np
 import pymupdf
 from PIL import Image
 from tqdm.auto import tqdm
-from .core import Page, atomic_write, cache_dir, page_name, read_jsonl, write_jsonl
+from .core import Page, page_name, read_jsonl, write_jsonl
+from .video import VideoError, split_video, video_frames, video_info
 
 # %% auto #0
-__all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'find_sources', 'clean_text', 'pdf_blocks', 'ocr_blocks', 'SkipFile', 'ffmpeg_exe',
-           'write_video', 'video_info', 'split_video', 'glob_escape', 'video_frames', 'frame_file', 'CorpusReport',
+__all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'find_sources', 'clean_text', 'pdf_blocks', 'ocr_blocks', 'SkipFile', 'CorpusReport',
            'load_pages', 'build_corpus']
 
 # %% ../nbs/01_corpus.ipynb #869d50a7
@@ -80,88 +80,6 @@ def ocr_blocks(img: Image.Image, # page image
 class SkipFile(Exception):
     "A source file that cannot be ingested; the message says why."
 
-def ffmpeg_exe() -> str:
-    "Path of the ffmpeg binary inside `imageio-ffmpeg` (no system ffmpeg needed)."
-    import imageio_ffmpeg
-    return imageio_ffmpeg.get_ffmpeg_exe()
-
-def _ffmpeg(*args, what='ffmpeg'):
-    r = subprocess.run([ffmpeg_exe(), '-v', 'error', '-nostdin', *map(str, args)], capture_output=True)
-    if r.returncode: raise SkipFile(f"{what} failed: {r.stderr.decode(errors='replace').strip()[-300:] or 'exit code ' + str(r.returncode)}")
-    return r.stdout
-
-def write_video(frames: list[Image.Image], # the frames, all the same size (even width and height)
-                path: str | Path, # destination .mp4
-                fps: float = 4, # frames per second
-               ) -> Path: # `path`
-    "Encode frames as an H.264 MP4 with the bundled ffmpeg."
-    import imageio_ffmpeg
-    w = imageio_ffmpeg.write_frames(str(path), frames[0].size, fps=fps, macro_block_size=2, ffmpeg_log_level='error')
-    w.send(None)
-    for f in frames: w.send(np.asarray(f.convert('RGB')).tobytes())
-    w.close()
-    return Path(path)
-
-def video_info(path: str | Path, # a video file
-              ) -> dict: # {'duration': seconds, 'fps': frames per second, 'size': (width, height) pixels}
-    "Duration, frame rate and size from the container's header; raises `SkipFile` when it is not a readable video."
-    import imageio_ffmpeg
-    try:
-        gen = imageio_ffmpeg.read_frames(str(path)); meta = next(gen); gen.close()
-    except Exception as e: raise SkipFile(f'not a readable video ({type(e).__name__}: {str(e).strip().splitlines()[-1][:200] if str(e).strip() else ""})') from None
-    if not meta.get('duration'): raise SkipFile('video has no duration (empty or not seekable)')
-    return dict(duration=float(meta['duration']), fps=float(meta.get('fps') or 0), size=tuple(meta['size']))
-
-# %% ../nbs/01_corpus.ipynb #1ce17f50
-def split_video(path: str | Path, # a video file
-                out_dir: str | Path, # where the chunks go: `<stem>_1.mp4`, `<stem>_2.mp4`, ...
-                chunk_seconds: float = 60, # chunk length, seconds (REFERENCE.md §1: 60); the last chunk may be shorter
-               ) -> list[tuple[Path, float, float]]: # [(chunk file, start, end)], seconds into the source
-    "Cut a video into fixed-length H.264 chunks with the bundled ffmpeg; raises `SkipFile` on an unreadable video."
-    if chunk_seconds <= 0: raise ValueError(f'chunk_seconds must be positive, got {chunk_seconds}')
-    path, out_dir = Path(path), Path(out_dir)
-    duration = video_info(path)['duration']
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob(f'{glob_escape(path.stem)}_*.mp4'): old.unlink()  # a half-finished earlier run
-    _ffmpeg('-y', '-i', path, '-map', '0:v:0', '-map', '0:a:0?', '-vf', 'scale=trunc(iw/2)*2:trunc(ih/2)*2', '-c:v', 'libx264',
-            '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', '-force_key_frames', f'expr:gte(t,n_forced*{chunk_seconds})',
-            '-c:a', 'aac', '-f', 'segment', '-segment_time', chunk_seconds, '-reset_timestamps', '1', '-segment_start_number', '1',
-            out_dir/f'{path.stem}_%d.mp4', what=f'splitting {path.name}')
-    n = len(list(out_dir.glob(f'{glob_escape(path.stem)}_*.mp4')))
-    return [(out_dir/f'{path.stem}_{i}.mp4', (i - 1) * chunk_seconds, min(i * chunk_seconds, duration)) for i in range(1, n + 1)]
-
-def glob_escape(s: str) -> str:
-    "Escape glob metacharacters in a file name."
-    return re.sub(r'([\[\]*?])', r'[\1]', s)
-
-def video_frames(path: str | Path, # a video file (a chunk)
-                 times: list[float], # seconds into the video; clamped to [0, duration)
-                ) -> list[Image.Image]: # one RGB frame per time
-    "The frames on screen at `times` (the last frame starting at or before each), decoded with the bundled ffmpeg."
-    info, out = video_info(path), []
-    for t in times:
-        t = min(max(float(t), 0.0), max(info['duration'] - 0.05, 0.0))
-        if info['fps']: t = max(math.floor(t * info['fps'] + 1e-6) / info['fps'] - 1e-3, 0.0)  # ffmpeg returns the first frame at or after -ss
-        png = _ffmpeg('-ss', f'{t:.3f}', '-i', path, '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', '-', what=f'reading {Path(path).name} at {t:.2f} s')
-        if not png: png = _ffmpeg('-sseof', '-0.5', '-i', path, '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', '-')  # past the last frame
-        out.append(Image.open(io.BytesIO(png)).convert('RGB'))
-    return out
-
-def frame_file(video: str | Path, # a video file (a chunk)
-               t: float, # seconds into it
-               quality: int = 90, # JPEG quality
-              ) -> str: # path of a JPEG of that frame, in the cache dir
-    "A frame of `video` at `t` seconds as a cached JPEG file, so that it can be shown like a page (a `View`)."
-    import hashlib
-    video = Path(video).resolve()
-    key = hashlib.sha1(f'{video}:{video.stat().st_mtime_ns}'.encode()).hexdigest()[:16]
-    out = cache_dir('frames')/f'{key}_{round(float(t) * 1000)}.jpg'
-    if not out.exists():
-        buf = io.BytesIO(); video_frames(video, [t])[0].save(buf, 'JPEG', quality=quality)
-        atomic_write(out, buf.getvalue())
-    return str(out)
-
-# %% ../nbs/01_corpus.ipynb #444e42f3
 def _open_pdf(path: Path) -> pymupdf.Document:
     if path.stat().st_size == 0: raise SkipFile('empty file (0 bytes)')
     try: doc = pymupdf.open(path, filetype='pdf')
@@ -175,7 +93,7 @@ def _image_doc(path: Path) -> tuple[str, int]:
     m = re.fullmatch(r'(.+)_(\d+)', path.stem)
     return (m[1], int(m[2])) if m and int(m[2]) >= 1 else (path.stem, 1)
 
-# %% ../nbs/01_corpus.ipynb #ccd66054
+# %% ../nbs/01_corpus.ipynb #67ead962
 def _render_range(path, start, end, out_dir, dpi, quality, ocr, min_chars) -> list[dict]:
     "Render pages [start, end) (0-based) of one PDF; runs in a worker process, so it returns plain dicts."
     pymupdf.TOOLS.mupdf_display_errors(False)
@@ -206,11 +124,13 @@ def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
     blocks = ocr_blocks(img) if ocr else []
     return [Page(doc, page, f'pages/{name}', img.width, img.height, '\n'.join(b[4] for b in blocks), blocks, str(path), bool(ocr)).to_dict()]
 
-# %% ../nbs/01_corpus.ipynb #30363743
+# %% ../nbs/01_corpus.ipynb #1ce17f50
 def _ingest_video(path, out_dir, quality, ocr, chunk_seconds, ocr_frames) -> list[dict]:
     path, out_dir = Path(path), Path(out_dir)
+    try: chunks = split_video(path, out_dir/'chunks', chunk_seconds)
+    except VideoError as e: raise SkipFile(str(e)) from None
     pages = []
-    for i, (clip, start, end) in enumerate(split_video(path, out_dir/'chunks', chunk_seconds), 1):
+    for i, (clip, start, end) in enumerate(chunks, 1):
         d = video_info(clip)['duration']
         times = sorted({round(d / 2, 3)} | {round((k + 0.5) * d / ocr_frames, 3) for k in range(ocr_frames)}) if ocr else [round(d / 2, 3)]
         imgs = dict(zip(times, video_frames(clip, times)))
@@ -225,7 +145,7 @@ def _ingest_video(path, out_dir, quality, ocr, chunk_seconds, ocr_frames) -> lis
                           video=f'chunks/{clip.name}', start=round(start, 3), end=round(end, 3)).to_dict())
     return pages
 
-# %% ../nbs/01_corpus.ipynb #bb45e9a6
+# %% ../nbs/01_corpus.ipynb #a4191aa5
 _POOLS = {}
 def _pool(workers: int) -> ProcessPoolExecutor:
     "A process pool kept for the life of this process: spawning workers costs about a second, so it is paid once."
@@ -234,7 +154,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
         ex = _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context('spawn'))
     return ex
 
-# %% ../nbs/01_corpus.ipynb #84e8cbcb
+# %% ../nbs/01_corpus.ipynb #cad302b4
 @dataclass
 class CorpusReport:
     "What `build_corpus` did: pages written, documents resumed, files skipped with reasons."
@@ -252,7 +172,7 @@ def load_pages(corpus_dir: str | Path) -> list[Page]:
     if not path.exists(): raise FileNotFoundError(f"no pages.jsonl in {corpus_dir}: build the corpus first (vrag_index SRC --out DIR)")
     return [Page.from_dict(d) for d in read_jsonl(path)]
 
-# %% ../nbs/01_corpus.ipynb #9a3242fe
+# %% ../nbs/01_corpus.ipynb #444e42f3
 def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video files, or folders of them
                  out_dir: str | Path, # corpus dir: gets `pages/` and `pages.jsonl`
                  dpi: int = 150, # rendering resolution for PDFs, dots per inch (VRAG used 200)
@@ -282,7 +202,7 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
         if is_img: todo[key] = [(_ingest_image, (str(path), str(out_dir), quality, ocr), 1)]; continue
         if path.suffix.lower() in VIDEO_EXTS:
             try: n = math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6)
-            except SkipFile as e: rep.skipped.append((str(path), str(e))); continue
+            except VideoError as e: rep.skipped.append((str(path), str(e))); continue
             todo[key] = [(_ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames), n)]; continue
         try: n = _open_pdf(path).page_count
         except SkipFile as e: rep.skipped.append((str(path), str(e))); continue

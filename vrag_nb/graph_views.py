@@ -77,9 +77,9 @@ def _thumb(path, size=160):
 
 def _video_thumb(item):
     "The first key frame of a video item (its middle frame when it names none), as a thumbnail."
-    from vrag_nb.corpus import frame_file, video_info, SkipFile
+    from vrag_nb.video import frame_file, video_info, VideoError
     try: return _thumb(frame_file(item.path, item.key_timestamp[0] if item.key_timestamp else video_info(item.path)['duration'] / 2))
-    except (OSError, SkipFile): return None
+    except (OSError, VideoError): return None
 
 def _tooltip(graph, n):
     d, esc = graph.g.nodes[n], html.escape

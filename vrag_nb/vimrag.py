@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 from .core import Page, fit_to_budget
 from .agent import View, page_view, _stream_reply
-from .corpus import frame_file, video_info
+from .video import frame_file, video_info
 from .memgraph import MemoryGraph, MemoryItem, GraphError, select_visual_memory, VIDEO_MAX
 
 # %% auto #0
