@@ -194,6 +194,7 @@ class Episode:
             evs = [{'event': 'search', 'query': act.content},
                    {'event': 'search_image', 'doc': hit.page.doc, 'page': hit.page.page, 'score': hit.score, 'view': view.to_dict()}]
         else:
+            if not a.allow_crop: raise ValueError('cropping is off in this run: search or answer')
             if not self.views: raise ValueError('there is no image to crop yet: search first')
             view = crop_view(self.views[-1], act.content, a.pad, a.min_pixels, a.max_pixels)
             evs = [{'event': 'crop', 'bbox': act.content, 'source': self.views[-1].to_dict(), 'region': list(view.region), 'view': view.to_dict()}]
@@ -236,7 +237,7 @@ class Episode:
         "The episode as plain JSON: question, answer, pages retrieved, steps, crop regions, events and messages."
         a = self.agent
         return dict(question=self.question, answer=self.answer, retrieved=list(self.seen),
-                    config=dict(max_steps=a.max_steps, pad=a.pad, min_pixels=a.min_pixels, max_pixels=a.max_pixels),
+                    config=dict(max_steps=a.max_steps, pad=a.pad, min_pixels=a.min_pixels, max_pixels=a.max_pixels, allow_crop=a.allow_crop),
                     steps=sum(m['role'] == 'assistant' for m in self.messages),
                     crops=[e['region'] for e in self.events if e['event'] == 'crop'], events=self.events, messages=self.messages)
 
@@ -259,10 +260,12 @@ class VRAGAgent:
                  min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # model-input area bounds, pixels
                  prompt: str = PROMPT, # first user turn; `{question}` is filled in
                  stream: bool = False, # pass a streaming policy's deltas on as `delta` events
+                 allow_crop: bool = True, # False: a bbox action is invalid and the default prompt does not offer it (the no-crop baseline)
                 ):
         if max_steps < 1: raise ValueError(f'max_steps must be at least 1, got {max_steps}')
         self.search = search.search if hasattr(search, 'search') else search
-        self.policy, self.max_steps, self.pad, self.prompt, self.stream = policy, max_steps, pad, prompt, stream
+        if not allow_crop and prompt == PROMPT: prompt = '\n'.join(l for l in PROMPT.split('\n') if '<bbox>' not in l)
+        self.policy, self.max_steps, self.pad, self.prompt, self.stream, self.allow_crop = policy, max_steps, pad, prompt, stream, allow_crop
         self.min_pixels, self.max_pixels = min_pixels, max_pixels
 
     def start(self, question: str, # the user's question
@@ -285,7 +288,7 @@ class VRAGAgent:
         self.trajectory = ep.trajectory()
         yield {'event': 'done', 'trajectory': self.trajectory}
 
-# %% ../nbs/04_agent.ipynb #45e9a826
+# %% ../nbs/04_agent.ipynb #e274f246
 class ReplayPolicy:
     "Plays back the model replies of a saved trajectory, in order."
     def __init__(self, traj: dict, # a trajectory (from `VRAGAgent.run` or `load_trajectory`)

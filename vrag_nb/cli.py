@@ -12,10 +12,11 @@ from .agent import VRAGAgent, View, save_trajectory, describe_event
 from .corpus import build_corpus
 from .index import PageIndex, _pages_hash
 from .eval import load_qa, evaluate_retrieval, gold_pages, plot_retrieval
+from .agent_eval import make_policy, evaluate_agent, MODES
 
 # %% auto #0
-__all__ = ['DEMO_UIDS', 'vrag_index', 'vrag_search', 'print_event', 'ask', 'make_policy', 'ask_vimrag', 'vrag_ask', 'vrag_eval',
-           'vrag_serve', 'vrag_docs', 'vrag_demo']
+__all__ = ['DEMO_UIDS', 'vrag_index', 'vrag_search', 'print_event', 'ask', 'ask_vimrag', 'vrag_ask', 'vrag_eval', 'vrag_serve',
+           'vrag_docs', 'vrag_demo']
 
 # %% ../nbs/09_cli.ipynb #c08a22e4
 def _die(msg: str, code: int = 2):
@@ -87,22 +88,6 @@ def ask(index: PageIndex, # the index to search
         save_trajectory(traj, out/f'{name}.json')
     return traj
 
-def make_policy(index: PageIndex, # the index (its pages and embedder feed the offline policy)
-                base_url: str | None = None, # OpenAI-compatible endpoint; None: offline baseline
-                model: str | None = None, # served model name (default 'vrag')
-                api_key: str | None = None, # API key (default 'EMPTY')
-                thinking: bool | None = None, # thinking mode for the endpoint (`chat_template_kwargs.enable_thinking`); None: not sent
-                max_tokens: int = 1024, # reply length limit for the endpoint, tokens
-                mode: str = 'vrag', # which agent the offline baseline plays: 'vrag' or 'vimrag'
-               ):
-    "The OpenAI-compatible policy when `base_url` is given, else the offline baseline for the agent `mode`."
-    from vrag_nb.policies import OpenAIPolicy, OfflinePolicy
-    if base_url: return OpenAIPolicy(base_url, model or 'vrag', api_key=api_key or 'EMPTY', thinking=thinking, max_tokens=max_tokens)
-    if mode == 'vimrag':
-        from vrag_nb.vimrag import OfflineVimRAGPolicy
-        return OfflineVimRAGPolicy(index.pages, index.embedder)
-    return OfflinePolicy(index.pages, index.embedder)
-
 # %% ../nbs/09_cli.ipynb #000d5474
 def ask_vimrag(index: PageIndex, # the index to search
                question: str, # the question
@@ -138,23 +123,56 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
     "Answer a question with the VRAG or the VimRAG agent; print each step; save the trajectory."
     if mode not in ('vrag', 'vimrag'): sys.exit(f"--mode must be 'vrag' or 'vimrag', got {mode!r}")
     idx = _load(index_dir)
-    policy = make_policy(idx, base_url, model, api_key, thinking or None, max_tokens, mode)
+    policy = make_policy(idx, base_url, model, api_key, thinking or None, max_tokens, 'crop' if mode == 'vrag' else mode)
     if mode == 'vimrag': traj = ask_vimrag(idx, question, policy, out, max_steps=max_steps or 20)
     else: traj = ask(idx, question, policy, out, max_steps=max_steps or 10, stream=stream)
     if out: print(f'trajectory saved to {Path(out)/"trajectory.json"}' + (f', graph view in {Path(out)/"graph.html"}' if mode == 'vimrag' else ''))
     if traj['answer'] is None: sys.exit(1)
 
 # %% ../nbs/09_cli.ipynb #76a4a1c0
+def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge_model, workers, max_steps, as_json):
+    "vrag_eval --agent: run the baselines, print a table, write results.json/.csv/.png and the per-question caches to `out`."
+    modes = [m.strip() for m in modes.split(',') if m.strip()]
+    if bad := [m for m in modes if m not in MODES]: _die(f"unknown mode {bad[0]!r}: use some of {', '.join(MODES)}")
+    judge = None
+    if judge_url:
+        from vrag_nb.judge import LLMJudge
+        judge = LLMJudge(judge_url, judge_model, api_key=api_key or 'EMPTY')
+    policy_name = f'{model} at {base_url}' if base_url else 'offline baseline (not a VLM)'
+    res = evaluate_agent(idx, exs, out, modes, lambda m: make_policy(idx, base_url, model, api_key, mode=m), judge, policy_name,
+                         max_steps, workers or (4 if base_url else 1))
+    if as_json: print(js.dumps(res)); return
+    print(f"{len(exs)} questions · policy: {policy_name} · judge: {res['judge']}")
+    print(f"{'mode':8s} {'questions':10s} {'acc':>6s} {'anls':>6s} {'em':>6s} {'f1':>6s} {'steps':>6s} {'invalid':>8s} {'finish':>7s} {'n':>4s}")
+    for m, r in res['modes'].items():
+        for name, x in [('all', r['all']), *r['by_type'].items()]:
+            print(f"{m:8s} {name:10s} {x['accuracy']:6.3f} {x['anls']:6.3f} {x['em']:6.3f} {x['f1']:6.3f} {x['mean_steps']:6.2f} {x['invalid_rate']:8.3f} {x['finish_rate']:7.3f} {x['n']:4d}")
+    if res['failed']: print(f"{len(res['failed'])} question runs failed and were skipped (run again to retry): {res['failed'][0]}", file=sys.stderr)
+    print(f'results in {Path(out)/"results.json"}, {Path(out)/"results.csv"}, {Path(out)/"results.png"}')
+
+# %% ../nbs/09_cli.ipynb #07607043
 @call_parse
 def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
               dataset: Param('QA set in the unified format (e.g. data/qa.json)', str),
               top_k: Param('pages retrieved per question', int) = 10,
               json: Param('print one JSON object', store_true) = False,
-              out: Param('write full results (JSON, with per-question rows) here, and a plot beside it (.png)', str) = None):
-    "Retrieval metrics (recall@1, recall@5, MRR@10, NDCG@5) of dense, BM25 and hybrid search, side by side."
+              out: Param('retrieval: a JSON file for full results (plot beside it); --agent: a folder (default eval_results)', str) = None,
+              agent: Param('evaluate answers: the baselines in --modes, judged', store_true) = False,
+              modes: Param(f"comma-separated baselines for --agent: {','.join(MODES)}", str) = ','.join(MODES),
+              base_url: Param('OpenAI-compatible VLM endpoint for --agent (default: the offline baseline policies)', str) = None,
+              model: Param('served model name', str) = 'vrag',
+              api_key: Param('API key for the endpoint', str) = None,
+              judge_url: Param('OpenAI-compatible endpoint of the judge model (default: offline ANLS stand-in)', str) = None,
+              judge_model: Param('judge model name', str) = 'judge',
+              workers: Param('questions in flight for --agent (default: 4 with --base_url, else 1)', int) = None,
+              max_steps: Param('model calls per question for --agent', int) = 10,
+              limit: Param('only the first N questions', int) = None):
+    "Retrieval metrics of dense, BM25 and hybrid search side by side; with --agent, answer accuracy of the agent baselines."
     idx = _load(index_dir)
     try: exs = load_qa(dataset)
     except (OSError, ValueError, KeyError) as e: _die(f'cannot read {dataset}: {e}')
+    if limit: exs = exs[:limit]
+    if agent: return _eval_agent(idx, exs, out or 'eval_results', modes, base_url, model, api_key, judge_url, judge_model, workers, max_steps, json)
     missing = {p for e in exs for p in gold_pages(e)} - {p.pid for p in idx.pages}
     if missing: print(f'warning: {len(missing)} gold pages are not in the index (e.g. {sorted(missing)[0]})', file=sys.stderr)
     default = idx.meta['method']
@@ -173,7 +191,7 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
             print(f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} {x['ndcg@5']:9.3f} {x['n']:4d}")
     if out: print(f'results in {out}, plot in {out.with_suffix(".png")}')
 
-# %% ../nbs/09_cli.ipynb #07607043
+# %% ../nbs/09_cli.ipynb #63d77124
 @call_parse
 def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
                host: Param('interface to listen on', str) = '127.0.0.1',
@@ -183,7 +201,7 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
     from vrag_nb.server import create_app
     uvicorn.run(create_app(_load(index_dir)), host=host, port=port)
 
-# %% ../nbs/09_cli.ipynb #63d77124
+# %% ../nbs/09_cli.ipynb #adf0f3bb
 @call_parse
 def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
               add: Param('PDF files, image files or folders to add', str, nargs='+') = None,
@@ -200,7 +218,7 @@ def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
     for doc, n in idx.documents().items(): print(f'{n:6d}  {doc}')
     print(f'{len(idx)} pages in {len(idx.documents())} documents, {idx.index.ntotal} vectors ({idx.meta["kind"]})')
 
-# %% ../nbs/09_cli.ipynb #48f017de
+# %% ../nbs/09_cli.ipynb #9aea03e4
 DEMO_UIDS = ['vragnb-038', 'vragnb-012', 'vragnb-005']  # R's q(), a Messier-table distance, the ACM sample's figure photo
 
 @call_parse

@@ -127,14 +127,19 @@ def from_data_url(url: str, # a `data:image/...;base64,` URL
     return Image.open(io.BytesIO(base64.b64decode(data)))
 
 # %% ../nbs/00_core.ipynb #b161ef0a
+def _umask() -> int:
+    "The process's umask (read by setting and restoring it)."
+    m = os.umask(0o022); os.umask(m); return m
+
 def atomic_write(path: str | Path, # destination file
                  data: str | bytes, # content: str is written as UTF-8
                 ) -> Path:
-    "Write `data` to `path` atomically (temp file in the same dir, fsync, `os.replace`)."
+    "Write `data` to `path` atomically (temp file in the same dir, fsync, `os.replace`); the file gets the usual permissions (0666 less the umask)."
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')  # mkstemp makes it 0600
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, 'wb') as f:
             f.write(data.encode() if isinstance(data, str) else data)
             f.flush(); os.fsync(f.fileno())

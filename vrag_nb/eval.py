@@ -9,19 +9,48 @@ from collections import defaultdict
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['load_qa', 'gold_pages', 'recall_at_k', 'mrr_at_k', 'ndcg_at_k', 'evaluate_retrieval', 'plot_retrieval']
+__all__ = ['from_slidevqa', 'from_mmlongbench', 'load_qa', 'gold_pages', 'recall_at_k', 'mrr_at_k', 'ndcg_at_k',
+           'evaluate_retrieval', 'plot_retrieval']
 
 # %% ../nbs/08_eval.ipynb #8a8ea3d2
-def load_qa(path: str | Path, # a JSON file `{"examples": [...]}` (or a bare list of examples)
-           ) -> list[dict]:
-    "Load a unified-format QA set; raises `ValueError` naming the first malformed example."
-    data = json.loads(Path(path).read_text())
-    exs = data['examples'] if isinstance(data, dict) else data
+def from_slidevqa(rec: dict, # one SlideVQA annotation: deck_name, qa_id, question, answer, evidence_pages, reasoning_type, answer_type
+                 ) -> dict: # a unified-format example
+    "A SlideVQA record in the unified format; the deck is the document (`<deck_name>_<page>.jpg` images, or `<deck_name>.pdf`)."
+    return {'uid': f"slidevqa-{rec.get('qa_id', rec['question'][:40])}", 'query': rec['question'], 'reference_answer': str(rec['answer']),
+            'meta_info': {'file_name': f"{rec['deck_name']}.pdf", 'reference_page': [int(p) for p in rec.get('evidence_pages', [])],
+                          'source_type': 'slide', 'query_type': rec.get('reasoning_type') or rec.get('answer_type') or 'unknown'}}
+
+def from_mmlongbench(rec: dict, # one MMLongBench-Doc sample: doc_id, question, answer, evidence_pages ("[3, 5]"), answer_format
+                     i: int = 0, # its position, for the uid
+                    ) -> dict: # a unified-format example
+    "An MMLongBench-Doc sample in the unified format (its evidence pages come as a string)."
+    pages = rec.get('evidence_pages', [])
+    if isinstance(pages, str): pages = json.loads(pages or '[]')
+    return {'uid': f"mmlb-{Path(rec['doc_id']).stem}-{i}", 'query': rec['question'], 'reference_answer': str(rec['answer']),
+            'meta_info': {'file_name': rec['doc_id'], 'reference_page': [int(p) for p in pages],
+                          'source_type': rec.get('doc_type', 'unknown'), 'query_type': rec.get('answer_format', 'unknown')}}
+
+def load_qa(path: str | Path, # JSON `{"examples": [...]}` / a list, or JSON lines; unified (ViDoSeek), SlideVQA or MMLongBench-Doc records
+           ) -> list[dict]: # unified-format examples
+    "Load a QA set in the unified format, converting SlideVQA- and MMLongBench-Doc-style records; raises `ValueError` naming the first bad record."
+    text = Path(path).read_text()
+    try: data = json.loads(text)
+    except json.JSONDecodeError:
+        try: data = [json.loads(l) for l in text.splitlines() if l.strip()]
+        except json.JSONDecodeError as e: raise ValueError(f'{path} is neither JSON nor JSON lines: {e}') from None
+    exs = data['examples'] if isinstance(data, dict) and 'examples' in data else [data] if isinstance(data, dict) else data  # one JSON line is one record
+    if not isinstance(exs, list): raise ValueError(f'{path}: expected a list of examples or {{"examples": [...]}}')
+    out = []
     for i, e in enumerate(exs):
+        if not isinstance(e, dict): raise ValueError(f'example {i} is not an object')
+        if 'deck_name' in e: e = from_slidevqa(e)
+        elif 'doc_id' in e and 'question' in e: e = from_mmlongbench(e, i)
         m = e.get('meta_info', {})
         if not e.get('query') or not m.get('file_name') or not isinstance(m.get('reference_page'), list):
-            raise ValueError(f"example {i} ({e.get('uid', '?')}) needs query, meta_info.file_name and meta_info.reference_page (a list)")
-    return exs
+            raise ValueError(f"example {i} ({e.get('uid', '?')}) needs query, meta_info.file_name and meta_info.reference_page (a list); "
+                             f"SlideVQA (deck_name, question, evidence_pages) and MMLongBench-Doc (doc_id, question, evidence_pages) records are converted")
+        out.append(e)
+    return out
 
 def gold_pages(example: dict, # a unified-format QA example
               ) -> set[str]:
@@ -30,7 +59,7 @@ def gold_pages(example: dict, # a unified-format QA example
     stem = Path(m['file_name']).stem
     return {f'{stem}_{int(p)}' for p in [*m['reference_page'], *m.get('also_pages', [])]}
 
-# %% ../nbs/08_eval.ipynb #6e48c7cc
+# %% ../nbs/08_eval.ipynb #5a40f4c5
 def recall_at_k(ranked: list[str], # retrieved page ids, best first
                 gold: set[str], # gold page ids
                 k: int, # cut-off
@@ -59,7 +88,7 @@ def ndcg_at_k(ranked: list[str], # retrieved page ids, best first
     ideal = sum(1 / math.log2(i + 2) for i in range(min(needed, k)))
     return dcg / ideal if ideal else 0.0
 
-# %% ../nbs/08_eval.ipynb #0f3b1fdb
+# %% ../nbs/08_eval.ipynb #28d38e7c
 def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str], top_k, method)`)
                        examples: list[dict], # unified-format QA examples
                        top_k: int = 10, # pages kept per query in the rows (metrics always look at the top 10)
@@ -79,7 +108,7 @@ def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str],
     for r in rows: groups[r['query_type']].append(r)
     return mean(rows) | {'by_type': {t: mean(rs) for t, rs in sorted(groups.items())}, 'rows': rows}
 
-# %% ../nbs/08_eval.ipynb #8b99a9f5
+# %% ../nbs/08_eval.ipynb #03e6d25f
 def plot_retrieval(results: dict, # method name -> result of `evaluate_retrieval`
                    path: str | Path | None = None, # save the figure here (PNG) when given
                   ):

@@ -197,13 +197,14 @@ class OfflinePolicy:
                  embedder=None, # MiniLM-style embedder with `embed_texts`; default `MiniLMEmbedder()`
                  answerer='auto', # callable (question, context) -> str; 'auto': SmolLM2 if installed; None: best sentence
                  min_block_chars: int = 20, # shorter blocks (headers, page numbers) are crop candidates only if nothing else is
+                 crop: bool = True, # False: answer from the whole page, never crop (the no-crop baseline)
                 ):
         self.pages = {(p.doc, p.page): p for p in pages}
         self.embedder = embedder or MiniLMEmbedder()
         if answerer == 'auto':
             try: answerer = SmolLM2Answerer()
             except (ImportError, OSError) as e: print(f'SmolLM2 unavailable ({e}); answering with the best sentence'); answerer = None
-        self.answerer, self.min_block_chars = answerer, min_block_chars
+        self.answerer, self.min_block_chars, self.crop = answerer, min_block_chars, crop
 
     def question(self, messages: list[dict], # agent messages (04_agent)
                 ) -> str:
@@ -236,7 +237,7 @@ class OfflinePolicy:
         if page is None: return '<think>This page is not in my corpus.</think>\n<answer>unknown</answer>'
         final = any(c.get('text', '').startswith('You have no steps left') for c in messages[-1]['content']) if messages[-1]['role'] == 'user' else False
         inside = [b for b in page.blocks if _inside(b, view.region)]
-        if view.region == (0, 0, page.width, page.height) and not final:
+        if self.crop and view.region == (0, 0, page.width, page.height) and not final:
             block = self.best_block(q, page)
             if block is not None:
                 box = to_view_frame(block[:4], view)

@@ -10,7 +10,8 @@ from rapidfuzz.distance import Levenshtein
 
 # %% auto #0
 __all__ = ['PRESETS', 'strip_observations', 'format_reward', 'normalize_answer', 'exact_match', 'token_f1', 'anls', 'ndcg_reward',
-           'composite_reward', 'ANLSJudge', 'retrieved_pages', 'answer_text', 'score', 'compute_score']
+           'composite_reward', 'contains_reference', 'ANLSJudge', 'retrieved_pages', 'answer_text', 'score',
+           'compute_score']
 
 # %% ../nbs/06_rewards.ipynb #b8e038c9
 def strip_observations(response: str | list[dict], # a decoded rollout (ChatML), or a message list
@@ -97,21 +98,30 @@ def composite_reward(r_ans: float, # answer reward, 0..1 (the judge's verdict)
     return w_ans * r_ans + w_pat * r_pat + w_ret * r_ret + w_tool * float(bool(used_tool) and r_ans > 0)
 
 # %% ../nbs/06_rewards.ipynb #0e2305a9
+def contains_reference(prediction: str, # the model's answer
+                       references: str | list[str], # one or more reference answers
+                      ) -> bool:
+    "True when a normalised reference appears as a run of whole tokens in the normalised prediction."
+    p = f" {normalize_answer(prediction)} "
+    return any(normalize_answer(r) and f" {normalize_answer(r)} " in p for r in _refs(references))
+
 class ANLSJudge:
-    "Offline stand-in for the LLM judge, not an LLM: an answer is correct when its ANLS against the reference reaches `threshold`."
+    "Offline stand-in for the LLM judge, not an LLM: correct when ANLS reaches `threshold` (or, with `contains`, the answer holds the reference)."
     def __init__(self, threshold: float = 0.5, # ANLS needed to count as correct
+                 contains: bool = False, # also accept an answer that contains the reference (extra detail allowed, as the LLM judge does)
                 ):
-        self.threshold, self.name = threshold, f'anls>={threshold:g} (offline stand-in, not an LLM judge)'
+        self.threshold, self.contains = threshold, contains
+        self.name = f"anls>={threshold:g}{' or contains the reference' if contains else ''} (offline stand-in, not an LLM judge)"
     def __call__(self, question: str, reference: str | list[str], answer: str) -> bool:
         "True when `answer` is close enough to a reference; `question` is unused."
-        return bool(answer) and anls(answer, reference) >= self.threshold
+        return bool(answer) and (anls(answer, reference) >= self.threshold or (self.contains and contains_reference(answer, reference)))
     def batch(self, items: list[tuple], # [(question, reference, answer)]
               progress: bool = False) -> list[bool]:
         "Judge many answers (same interface as the LLM judge)."
         return [self(*it) for it in items]
     def __repr__(self): return f'ANLSJudge({self.name!r})'
 
-# %% ../nbs/06_rewards.ipynb #e8b1cc01
+# %% ../nbs/06_rewards.ipynb #81f5dff0
 def retrieved_pages(trajectory: dict, # from `VRAGAgent` or `VimRAGAgent`
                    ) -> list[str]: # page ids in retrieval order, deduplicated
     "The pages a trajectory retrieved, in order; crops re-show a retrieved page and add nothing."
@@ -143,7 +153,7 @@ def score(trajectory: dict, # a trajectory from either agent
     r_ret, used_tool = ndcg_reward(retrieved_pages(trajectory), gold), bool(trajectory.get('crops')) or any(e['event'] == 'crop' for e in events)
     return dict(score=composite_reward(r_ans, r_pat, r_ret, used_tool, **w), r_ans=r_ans, r_pat=r_pat, r_ret=r_ret, used_tool=used_tool, judge=judge.name)
 
-# %% ../nbs/06_rewards.ipynb #035bf7d6
+# %% ../nbs/06_rewards.ipynb #469f1bfa
 _JUDGES = {}
 def _judge_for(spec):
     "A judge from `extra_info['judge']`, built once per process: None -> ANLSJudge(), a dict -> LLMJudge(**dict)."
