@@ -23,9 +23,9 @@ min_python = cfg['min_python']
 lic = licenses.get(cfg['license'].lower(), cfg['license'])
 dev_requirements = (cfg.get('dev_requirements') or '').split()
 # vrag_nb extras beyond nbdev's `dev`: `llm` (local language models), `train` (verl), `gpu` (faiss-gpu).
-# `dev` includes `llm` so that `pip install -e .[dev]` can run every notebook.
+# `dev` includes `llm` and `train` so that `pip install -e .[dev]` can run every notebook.
 extras = {k: (cfg.get(f'{k}_requirements') or '').split() for k in ('llm', 'train', 'gpu')}
-extras['dev'] = dev_requirements + extras['llm']
+extras['dev'] = dev_requirements + extras['llm'] + extras['train']
 
 setuptools.setup(
     name = cfg['lib_name'],
