@@ -81,10 +81,14 @@ class ToyEnv:
         out = [IMG] if ('search_image' in kinds or 'crop' in kinds) else [INVALID] if 'invalid' in kinds else []
         return out
 
-    def reward(self, ep, example: dict) -> float:
-        "The composite reward of the finished episode (REFERENCE.md §5)."
+    def score(self, ep, example: dict) -> dict:
+        "The composite reward of the finished episode and its parts (REFERENCE.md §5)."
         from vrag_nb.eval import gold_pages
-        return score(ep.trajectory(), example['reference_answer'], gold_pages(example), self.judge, self.preset)['score']
+        return score(ep.trajectory(), example['reference_answer'], gold_pages(example), self.judge, self.preset)
+
+    def reward(self, ep, example: dict) -> float:
+        "The composite reward of the finished episode."
+        return self.score(ep, example)['score']
 
 # %% ../nbs/07a_toy.ipynb #126b57a9
 class TinyPolicy(nn.Module):
@@ -122,9 +126,10 @@ def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
             examples: list[dict], # unified-format examples: one group per example
             group_size: int, # rollouts per example
             gen: torch.Generator, # sampling randomness
-           ) -> tuple[list[Rollout], list[list[float]], list[dict]]: # rollouts, their sampling log-probs per model token, trajectories
+           ) -> tuple[list[Rollout], list[list[float]], list[dict]]: # rollouts, their sampling log-probs per model token, infos
     "Roll out `group_size` episodes per example; the group id of each rollout is its example's uid."
-    runs = [dict(ex=e, ep=env.start(e['query']), ro=Rollout(prompt_tokens(e['query']), [], 0.0, e['uid']), seq=prompt_tokens(e['query']), lp=[])
+    runs = [dict(ex=e, ep=env.start(e['query']), ro=Rollout(prompt_tokens(e['query']), [], 0.0, e['uid']), seq=prompt_tokens(e['query']), lp=[],
+                 node='root', graph=[{'id': 'root', 'type': 'root', 'parent_ids': []}], retrieved={})
             for e in examples for _ in range(group_size)]
     for turn in range(env.max_turns):
         live = [r for r in runs if not r['ep'].done]
@@ -139,11 +144,21 @@ def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
             toks.append(t.tolist())
         for r, a, k in zip(live, *toks):
             evs = r['ep'].act(env.reply(r['ep'], a, k))
-            r['ro'].segments.append(('model', [a, k]))
+            kinds = [e['event'] for e in evs]
+            if 'search_image' in kinds:  # a search node under the root; crops and answers then belong to it
+                r['node'] = f"search {len(r['retrieved']) + 1}"
+                r['graph'].append({'id': r['node'], 'type': 'search', 'parent_ids': ['root']})
+                r['retrieved'][r['node']] = [r['ep'].seen[-1]]
+            if 'answer' in kinds: r['graph'].append({'id': 'answer', 'type': 'answer', 'parent_ids': [r['node']]})
+            r['ro'].segments.append(('model', [a, k])); r['ro'].nodes.append('answer' if 'answer' in kinds else r['node'])
             obs = env.observe(evs) + ([FINAL] if turn == env.max_turns - 2 and not r['ep'].done else [])
-            if obs and not r['ep'].done: r['ro'].segments.append(('obs', obs)); r['seq'] += obs
-    for r in runs: r['ro'].reward = env.reward(r['ep'], r['ex'])
-    return [r['ro'] for r in runs], [r['lp'] for r in runs], [r['ep'].trajectory() for r in runs]
+            if obs and not r['ep'].done: r['ro'].segments.append(('obs', obs)); r['ro'].nodes.append(None); r['seq'] += obs
+    infos = []
+    for r in runs:
+        s = env.score(r['ep'], r['ex'])
+        r['ro'].reward = s['score']
+        infos.append(dict(trajectory=r['ep'].trajectory(), graph=r['graph'], retrieved=r['retrieved'], correct=s['r_ans'] > 0, score=s))
+    return [r['ro'] for r in runs], [r['lp'] for r in runs], infos
 
 # %% ../nbs/07a_toy.ipynb #114d2959
 def _logprobs(model, rollouts, batch):
@@ -215,7 +230,7 @@ def _rng_state(gen, rnd): return dict(torch=torch.get_rng_state(), gen=gen.get_s
 def train(index, examples: list[dict], # the game: an index and its questions
           steps: int = 150, # GRPO steps (the default learns: see below)
           seed: int = 0, # everything random follows from it
-          algo: str = 'grpo', # 'grpo' (GGPO arrives in 07b_ggpo)
+          algo: str = 'grpo', # 'grpo', or 'ggpo' (07b_ggpo: graph-pruned loss)
           group_size: int = 5, # rollouts per prompt (VRAG-RL: 5)
           prompts_per_step: int = 4, # prompts per step
           lr: float = 3e-4, kl_coef: float = 0.01, clip_ratio: float = 0.2, dr_grpo: bool = False, # Adam lr; KL loss coef (VRAG-RL 0.01); PPO ε; Dr.GRPO
@@ -225,7 +240,7 @@ def train(index, examples: list[dict], # the game: an index and its questions
           log=None, # called with each step's metrics dict (e.g. print)
          ) -> list[dict]: # metrics of every step
     "Train a `TinyPolicy` on the toy game with GRPO; resumable from `out/checkpoint.pt`."
-    if algo not in ('grpo',): raise ValueError(f"unknown algo {algo!r}: 'grpo'")
+    if algo not in ('grpo', 'ggpo'): raise ValueError(f"unknown algo {algo!r}: 'grpo' or 'ggpo'")
     from vrag_nb.core import atomic_write
     torch.manual_seed(seed)
     env, pol = ToyEnv(index, max_turns), TinyPolicy()
@@ -241,8 +256,17 @@ def train(index, examples: list[dict], # the game: an index and its questions
         atomic_write(Path(out)/'metrics.jsonl', ''.join(json.dumps(h) + '\n' for h in history))  # drop rows written after the checkpoint
     for step in range(start, steps):
         t0 = time.time()
-        ros, lps, _ = collect(pol, env, rnd.sample(examples, min(prompts_per_step, len(examples))), group_size, gen)
-        m = {'step': step + 1, **grpo_step(pol, ref, opt, ros, lps, kl_coef, clip_ratio, dr_grpo), 'seconds': round(time.time() - t0, 3)}
+        batch_ex = rnd.sample(examples, min(prompts_per_step, len(examples)))
+        ros, lps, infos = collect(pol, env, batch_ex, group_size, gen)
+        weights, pruned = None, 0.0
+        if algo == 'ggpo':  # 07b_ggpo: prune turns off the answer path (right answers) or on valuable retrievals (wrong ones)
+            from vrag_nb.ggpo import answer_path, valuable_retrievals, prune_mask, token_weights
+            from vrag_nb.eval import gold_pages
+            gold = {e['uid']: gold_pages(e) for e in batch_ex}
+            mus = [prune_mask([n for (kind, _), n in zip(r.segments, r.nodes) if kind == 'model'], i['correct'], answer_path(i['graph']),
+                              valuable_retrievals(i['retrieved'], gold[r.group])) for r, i in zip(ros, infos)]
+            weights, pruned = token_weights(ros, mus, to_batch(ros)), float(np.mean([x for mu in mus for x in mu] or [0]))
+        m = {'step': step + 1, **grpo_step(pol, ref, opt, ros, lps, kl_coef, clip_ratio, dr_grpo, weights), 'pruned': pruned, 'seconds': round(time.time() - t0, 3)}
         history.append(m)
         if log: log(m)
         if out:
@@ -271,7 +295,7 @@ def plot_metrics(history: list[dict], # metrics per step
     return Path(path)
 
 @call_parse
-def vrag_train(algo: Param('grpo', str) = 'grpo',
+def vrag_train(algo: Param('grpo or ggpo', str, choices=['grpo', 'ggpo']) = 'grpo',
                seed: Param('random seed', int) = 0,
                steps: Param('GRPO steps (default: the length that learns)', int) = 150,
                out: Param('folder for metrics.jsonl, metrics.png and checkpoint.pt (resumes from it)', str) = None,
