@@ -4,13 +4,14 @@
 
 # %% ../nbs/07c_verl.ipynb #fb31cac3
 from __future__ import annotations
+from pathlib import Path
 import numpy as np
 import torch
 from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY, register_adv_est, get_adv_estimator_fn
 from .grpo import group_advantages
 
 # %% auto #0
-__all__ = ['compute_ggpo_outcome_advantage', 'ggpo_response_mask']
+__all__ = ['compute_ggpo_outcome_advantage', 'register', 'ggpo_response_mask', 'verl_overrides', 'launch_script']
 
 # %% ../nbs/07c_verl.ipynb #b60bfb3b
 def compute_ggpo_outcome_advantage(token_level_rewards: torch.Tensor, # [batch, response_len] reward on the last response token
@@ -24,9 +25,13 @@ def compute_ggpo_outcome_advantage(token_level_rewards: torch.Tensor, # [batch, 
     "GGPO's advantage for verl: GRPO's group advantage, unchanged; pruning lives in the response mask (REFERENCE.md §6)."
     return group_advantages(token_level_rewards, response_mask, index, epsilon, norm_adv_by_std_in_grpo)
 
-if ADV_ESTIMATOR_REGISTRY.get('ggpo') is not compute_ggpo_outcome_advantage:
-    ADV_ESTIMATOR_REGISTRY.pop('ggpo', None)  # a reloaded module (or a re-run cell) replaces our earlier registration instead of failing
-    register_adv_est('ggpo')(compute_ggpo_outcome_advantage)
+def register():
+    "Register `ggpo` in verl's estimator registry (idempotent); also the Ray worker setup hook of our launch config."
+    if ADV_ESTIMATOR_REGISTRY.get('ggpo') is not compute_ggpo_outcome_advantage:
+        ADV_ESTIMATOR_REGISTRY.pop('ggpo', None)  # a reloaded module (or a re-run cell) replaces our earlier registration instead of failing
+        register_adv_est('ggpo')(compute_ggpo_outcome_advantage)
+
+register()
 
 def ggpo_response_mask(response_mask: torch.Tensor, # [response_len] 0/1 for one rollout (verl's agent-loop output)
                        segment_ids: torch.Tensor, # [response_len] the model turn each token belongs to (-1: tool or padding)
@@ -37,3 +42,36 @@ def ggpo_response_mask(response_mask: torch.Tensor, # [response_len] 0/1 for one
     for k, m in enumerate(mu):
         if m: out[segment_ids == k] = 0
     return out
+
+# %% ../nbs/07c_verl.ipynb #e55b3c5d
+def verl_overrides(model: str = 'Qwen/Qwen2.5-VL-7B-Instruct', # hub id or local path of the policy
+                   train_files: str = 'data/verl/train.parquet', val_files: str = 'data/verl/val.parquet', # verl RLHF parquet files
+                   algo: str = 'grpo', # 'grpo' or 'ggpo'
+                   n_gpus: int = 8, nnodes: int = 1, # GPUs per node, nodes
+                   **extra, # more overrides, key=value (dots as '__': actor_rollout_ref__rollout__n=8)
+                  ) -> list[str]: # Hydra overrides for verl.trainer.main_ppo
+    "Overrides for verl's PPO trainer with the VRAG-RL settings (REFERENCE.md §6), our reward and estimator."
+    import vrag_nb.rewards as rewards
+    if algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {algo!r}")
+    a, r = 'actor_rollout_ref.actor', 'actor_rollout_ref.rollout'
+    o = {'algorithm.adv_estimator': algo, 'algorithm.use_kl_in_reward': False, 'data.train_files': train_files, 'data.val_files': val_files,
+         'data.train_batch_size': 32, 'data.max_prompt_length': 8192, 'data.max_response_length': 2048, 'data.image_key': 'images',
+         'actor_rollout_ref.model.path': model, f'{a}.optim.lr': 1e-6, f'{a}.optim.lr_warmup_steps': 5, f'{a}.ppo_mini_batch_size': 32,
+         f'{a}.clip_ratio': 0.2, f'{a}.use_kl_loss': True, f'{a}.kl_loss_coef': 0.01, f'{a}.kl_loss_type': 'low_var_kl', f'{a}.grad_clip': 1.0,
+         f'{r}.name': 'vllm', f'{r}.n': 5, f'{r}.temperature': 1.0, f'{r}.tensor_model_parallel_size': 2, f'{r}.gpu_memory_utilization': 0.6,
+         f'{r}.multi_turn.enable': True, f'{r}.multi_turn.max_assistant_turns': 4, f'{r}.val_kwargs.temperature': 0,
+         'reward.custom_reward_function.path': rewards.__file__, 'reward.custom_reward_function.name': 'compute_score',
+         'trainer.n_gpus_per_node': n_gpus, 'trainer.nnodes': nnodes, 'trainer.project_name': 'vrag_nb', 'trainer.experiment_name': f'vrag-{algo}'}
+    o.update({k.replace('__', '.'): v for k, v in extra.items()})
+    return [f'{k}={v}' for k, v in o.items()] + ['+ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=vrag_nb.verl_ext.register']
+
+def launch_script(path: str | Path, # the .sh to write
+                  **kw, # as for `verl_overrides`
+                 ) -> Path:
+    "Write a bash script that starts verl's trainer with `verl_overrides(**kw)`; extra arguments are passed on to Hydra."
+    from vrag_nb.core import atomic_write
+    lines = ' \\\n    '.join(verl_overrides(**kw))
+    atomic_write(path, f"#!/usr/bin/env bash\n# VRAG-RL training with verl (written by vrag_nb.verl_ext.launch_script). Needs GPUs and vLLM.\nset -euo pipefail\n"
+                       f"python -m verl.trainer.main_ppo \\\n    {lines} \\\n    \"$@\"\n")
+    Path(path).chmod(0o755)
+    return Path(path)
