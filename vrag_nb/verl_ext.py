@@ -11,7 +11,8 @@ from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY, register_adv_est
 from .grpo import group_advantages
 
 # %% auto #0
-__all__ = ['compute_ggpo_outcome_advantage', 'register', 'ggpo_response_mask', 'verl_overrides', 'launch_script']
+__all__ = ['compute_ggpo_outcome_advantage', 'register', 'ggpo_response_mask', 'verl_overrides', 'launch_script',
+           'to_verl_parquet']
 
 # %% ../nbs/07c_verl.ipynb #b60bfb3b
 def compute_ggpo_outcome_advantage(token_level_rewards: torch.Tensor, # [batch, response_len] reward on the last response token
@@ -74,4 +75,20 @@ def launch_script(path: str | Path, # the .sh to write
     atomic_write(path, f"#!/usr/bin/env bash\n# VRAG-RL training with verl (written by vrag_nb.verl_ext.launch_script). Needs GPUs and vLLM.\nset -euo pipefail\n"
                        f"python -m verl.trainer.main_ppo \\\n    {lines} \\\n    \"$@\"\n")
     Path(path).chmod(0o755)
+    return Path(path)
+
+# %% ../nbs/07c_verl.ipynb #b719b4cc
+def to_verl_parquet(examples: list[dict], # unified-format examples (`eval.load_qa`)
+                    path: str | Path, # the .parquet to write
+                    data_source: str = 'vragnb', # verl's reward_fn_key value
+                   ) -> Path:
+    "Write QA examples as verl RLHF parquet rows: prompt messages, reward_model.ground_truth {answer, gold_pages}, extra_info."
+    import pandas as pd
+    from vrag_nb.agent import PROMPT
+    from vrag_nb.eval import gold_pages
+    rows = [dict(data_source=data_source, prompt=[{'role': 'user', 'content': PROMPT.format(question=e['query'])}], ability='vrag',
+                 reward_model={'style': 'rule', 'ground_truth': {'answer': e['reference_answer'], 'gold_pages': sorted(gold_pages(e))}},
+                 extra_info={'uid': e['uid'], 'question': e['query'], 'index': i}) for i, e in enumerate(examples)]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_parquet(path)
     return Path(path)
