@@ -37,16 +37,21 @@ class VerdictCache:
         with self.lock, self.db: self.db.execute('CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict INTEGER, reply TEXT)')
 
     @staticmethod
-    def key(question: str, reference, answer: str, model: str) -> str:
+    def key(question: str, reference, answer: str, model: str, # what was judged, and by which model
+           ) -> str: # 40 hex digits
         "The cache key of one judgement."
         return hashlib.sha1(json.dumps([question, reference, answer, model], ensure_ascii=False).encode()).hexdigest()
 
-    def get(self, key: str) -> bool | None:
+    def get(self, key: str, # from `key`
+           ) -> bool | None: # the verdict, or None when not cached
         "The cached verdict, or None."
         with self.lock: row = self.db.execute('SELECT verdict FROM verdicts WHERE key = ?', (key,)).fetchone()
         return None if row is None else bool(row[0])
 
-    def put(self, key: str, verdict: bool, reply: str = ''):
+    def put(self, key: str, # from `key`
+            verdict: bool, # the judge's verdict
+            reply: str = '', # the reply that gave it (kept for auditing)
+           ):
         "Store a verdict (and the reply that gave it)."
         with self.lock, self.db: self.db.execute('INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?)', (key, int(verdict), reply))
 
@@ -73,7 +78,10 @@ class LLMJudge:
         self.cache = None if cache == '' else VerdictCache(cache or cache_dir()/'judge.sqlite')
         self.name = f'llm:{model}'
 
-    def __call__(self, question: str, reference: str | list[str], answer: str) -> bool:
+    def __call__(self, question: str, # the question
+                 reference: str | list[str], # reference answer(s)
+                 answer: str, # the generated answer
+                ) -> bool: # the verdict
         "Is `answer` right? Cached; raises `JudgeError` when the endpoint fails or gives no verdict."
         import openai
         ref = reference if isinstance(reference, str) else ' | '.join(reference)

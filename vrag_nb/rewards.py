@@ -29,7 +29,8 @@ def format_reward(response: str | list[dict], # a decoded rollout or a message l
     return float(bool(re.search(r'<search>.*?</search>', text, re.S)) and bool(re.search(r'<answer>.*?</answer>', text, re.S)))
 
 # %% ../nbs/06_rewards.ipynb #32eb544f
-def normalize_answer(s: str) -> str:
+def normalize_answer(s: str, # an answer
+                    ) -> str: # normalised text
     "SQuAD normalisation: lower case, no punctuation, no articles, single spaces."
     s = ''.join(ch for ch in s.lower() if ch not in set(string.punctuation))
     return ' '.join(re.sub(r'\b(a|an|the)\b', ' ', s).split())
@@ -112,7 +113,10 @@ class ANLSJudge:
                 ):
         self.threshold, self.contains = threshold, contains
         self.name = f"anls>={threshold:g}{' or contains the reference' if contains else ''} (offline stand-in, not an LLM judge)"
-    def __call__(self, question: str, reference: str | list[str], answer: str) -> bool:
+    def __call__(self, question: str, # unused
+                 reference: str | list[str], # reference answer(s)
+                 answer: str, # the generated answer
+                ) -> bool: # the verdict
         "True when `answer` is close enough to a reference; `question` is unused."
         return bool(answer) and (anls(answer, reference) >= self.threshold or (self.contains and contains_reference(answer, reference)))
     def batch(self, items: list[tuple], # [(question, reference, answer)]
@@ -128,7 +132,8 @@ def retrieved_pages(trajectory: dict, # from `VRAGAgent` or `VimRAGAgent`
     if 'retrieved' in trajectory: return list(dict.fromkeys(trajectory['retrieved']))
     return list(dict.fromkeys(f"{r['doc']}_{r['page']}" for e in trajectory.get('events', []) if e['event'] == 'search_done' for r in e['results']))
 
-def answer_text(trajectory: dict) -> str:
+def answer_text(trajectory: dict, # from either agent
+               ) -> str: # the answer text
     "The final answer of a trajectory as text ('' when it did not answer)."
     a = trajectory.get('answer')
     return (a.get('text') or '') if isinstance(a, dict) else (a or '')

@@ -4,14 +4,15 @@
 
 # %% ../nbs/07a_toy.ipynb #eaa86804
 from __future__ import annotations
-import copy, json, math, random, re, time, zlib
+import copy, json, random, re, time, zlib
 from functools import lru_cache
 from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
 from .agent import VRAGAgent, to_view_frame
-from .grpo import Rollout, to_batch, group_advantages, policy_loss, low_var_kl, token_mean, entropy
+from .policies import _inside
+from .grpo import Rollout, to_batch, group_advantages, policy_loss, low_var_kl, token_mean
 from .rewards import ANLSJudge, score
 from fastcore.script import call_parse, Param, store_true
 
@@ -38,7 +39,8 @@ def query_recipe(question: str, # the question
     return [question, ' '.join(content), ' '.join(content[:3]), ' '.join(content[-3:]),
             ' '.join(sorted(content, key=len)[-2:]), content[0], 'page', 'the of and'][k]
 
-def prompt_tokens(question: str) -> list[int]:
+def prompt_tokens(question: str, # the question
+                 ) -> list[int]: # token ids: BOS then at most 16 question tokens
     "BOS, then each content word hashed into one of the question tokens (crc32: the same in every process)."
     return [BOS] + [QTOK[zlib.crc32(w.lower().encode()) % len(QTOK)] for w in query_recipe(question, 1).split()][:16]
 
@@ -55,45 +57,52 @@ class ToyEnv:
         self.pages = {(p.doc, p.page): p for p in index.pages}
         self._search = lru_cache(maxsize=4096)(lambda q, k: tuple(index.search(q, top_k=k)))  # recipes repeat: embed each query once
 
-    def start(self, question: str):
+    def start(self, question: str, # the question
+             ): # an `Episode` of the real agent, driven turn by turn with `reply`
         "A new episode of the agent for `question`."
         return VRAGAgent(lambda q, top_k: list(self._search(q, top_k)), lambda m: '', max_steps=self.max_turns).start(question)
 
-    def reply(self, ep, action: int, arg: int) -> str:
+    def reply(self, ep, # the episode in progress
+              action: int, # SEARCH, CROP, ANSWER or JUNK
+              arg: int, # an argument token (`ARGS`)
+             ) -> str: # the reply text the agent parses
         "The reply text for one (action, argument) turn."
         k = arg - ARGS[0]
         if action == SEARCH: return f'<search>{query_recipe(ep.question, k)}</search>'
         view = ep.views[-1] if ep.views else None
-        blocks = []
-        if view is not None:
-            page = self.pages.get((view.doc, view.page))
-            r = view.region
-            blocks = [b for b in (page.blocks if page else []) if r[0] <= (b[0] + b[2]) / 2 <= r[2] and r[1] <= (b[1] + b[3]) / 2 <= r[3]]
+        page = self.pages.get((view.doc, view.page)) if view is not None else None
+        blocks = [b for b in page.blocks if _inside(b, view.region)] if page else []  # the blocks shown, in reading order
         if action == CROP:
             if k >= len(blocks): return '<bbox>[0, 0, 0, 0]</bbox>'  # nothing there: an invalid crop
             return '<bbox>[{}, {}, {}, {}]</bbox>'.format(*to_view_frame(blocks[k][:4], view))
         if action == ANSWER: return f"<answer>{' '.join(blocks[k][4].split()) if k < len(blocks) else 'unknown'}</answer>"
         return 'I am not sure.'  # junk: no action tag, an invalid reply
 
-    def observe(self, events: list[dict]) -> list[int]:
+    def observe(self, events: list[dict], # one turn's events
+               ) -> list[int]: # observation tokens: [IMG] for a new image, [INVALID] for an invalid reply, else none
         "Observation tokens for a turn's events."
         kinds = [e['event'] for e in events]
-        out = [IMG] if ('search_image' in kinds or 'crop' in kinds) else [INVALID] if 'invalid' in kinds else []
-        return out
+        return [IMG] if ('search_image' in kinds or 'crop' in kinds) else [INVALID] if 'invalid' in kinds else []
 
-    def score(self, ep, example: dict) -> dict:
+    def score(self, ep, # a finished episode
+              example: dict, # its unified-format example
+             ) -> dict: # `rewards.score` output: score, r_ans, r_pat, r_ret, used_tool, judge
         "The composite reward of the finished episode and its parts (REFERENCE.md §5)."
         from vrag_nb.eval import gold_pages
         return score(ep.trajectory(), example['reference_answer'], gold_pages(example), self.judge, self.preset)
 
-    def reward(self, ep, example: dict) -> float:
+    def reward(self, ep, example: dict, # as for `score`
+              ) -> float: # R
         "The composite reward of the finished episode."
         return self.score(ep, example)['score']
 
 # %% ../nbs/07a_toy.ipynb #126b57a9
 class TinyPolicy(nn.Module):
     "A tiny causal transformer over the toy vocabulary, randomly initialised."
-    def __init__(self, vocab: int = VOCAB, d: int = 64, layers: int = 2, heads: int = 4, max_len: int = 64):
+    def __init__(self, vocab: int = VOCAB, # token count
+                 d: int = 64, layers: int = 2, heads: int = 4, # width, transformer layers, attention heads
+                 max_len: int = 64, # longest sequence (prompt + response), tokens
+                ):
         super().__init__()
         self.emb, self.pos = nn.Embedding(vocab, d), nn.Embedding(max_len, d)
         self.body = nn.TransformerEncoder(nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.0, batch_first=True, norm_first=True), layers, enable_nested_tensor=False)

@@ -67,7 +67,8 @@ def split_video(path: str | Path, # a video file
     n = len(list(out_dir.glob(f'{glob_escape(path.stem)}_*.mp4')))
     return [(out_dir/f'{path.stem}_{i}.mp4', (i - 1) * chunk_seconds, min(i * chunk_seconds, duration)) for i in range(1, n + 1)]
 
-def glob_escape(s: str) -> str:
+def glob_escape(s: str, # a file name
+               ) -> str: # the name with [, ], * and ? bracketed
     "Escape glob metacharacters in a file name."
     return re.sub(r'([\[\]*?])', r'[\1]', s)
 
