@@ -182,8 +182,9 @@ class Episode:
     def _emit(self, ev):
         self.events.append(ev); return ev
 
-    def _observe(self, act):
-        "Carry out a valid search or bbox action; returns its events, or raises ValueError to make it invalid."
+    def observe(self, act: Action, # a parsed search or bbox action
+               ) -> list[dict]: # its events (search + search_image, or crop), without step numbers
+        "Carry out a search or bbox action: add the image it yields to the conversation; raises `ValueError` when it cannot be done (nothing left to see, no image to crop, cropping off, box outside the image)."
         a = self.agent
         if act.kind == 'search':
             hits = a.search(act.content, top_k=len(self.seen) + 1)
@@ -217,7 +218,7 @@ class Episode:
             return out
         error = act.error
         if not error:
-            try: out += [self._emit({**ev, 'step': step}) for ev in self._observe(act)]
+            try: out += [self._emit({**ev, 'step': step}) for ev in self.observe(act)]
             except ValueError as e: error = str(e)
         if error:
             out.append(self._emit({'event': 'invalid', 'step': step, 'error': error, 'reply': reply}))

@@ -8,7 +8,7 @@ import torch
 from .grpo import Rollout
 
 # %% auto #0
-__all__ = ['answer_path', 'valuable_retrievals', 'prune_mask', 'token_weights', 'vimrag_turns']
+__all__ = ['answer_path', 'valuable_retrievals', 'prune_mask', 'token_weights', 'vimrag_turns', 'vrag_turns']
 
 # %% ../nbs/07b_ggpo.ipynb #f52ffbec
 def answer_path(graph: list[dict], # the memory graph in list-of-nodes form (root first, answer last)
@@ -63,3 +63,25 @@ def vimrag_turns(trajectory: dict, # from `VimRAGAgent.run`
         if e['event'] == 'answer': node[e['step']] = 'answer'
         if e['event'] == 'search_done': retrieved[e['node_id']] = [f"{r['doc']}_{r['page']}" for r in e['results']]
     return [node[s] for s in steps], retrieved
+
+# %% ../nbs/07b_ggpo.ipynb #d276bf98
+def vrag_turns(trajectory: dict, # from `VRAGAgent.run` / `Episode.trajectory` (04_agent)
+              ) -> tuple[list[str], list[dict], dict]: # (node per model turn, graph as list of nodes, {search node: page ids})
+    "The graph of a VRAG trajectory — a search node per page shown, the answer under the last one — and the node of each model turn."
+    n_turns = sum(m['role'] == 'assistant' for m in trajectory['messages'])
+    by_step = {}
+    for e in trajectory['events']:
+        if 'step' in e: by_step.setdefault(e['step'], []).append(e)
+    graph, retrieved, node, turns = [{'id': 'root', 'type': 'root', 'parent_ids': []}], {}, 'root', []
+    for s in range(n_turns):
+        evs = by_step.get(s, [])
+        for e in evs:
+            if e['event'] == 'search_image':
+                node = f'search {len(retrieved) + 1}'
+                graph.append({'id': node, 'type': 'search', 'parent_ids': ['root']})
+                retrieved[node] = [f"{e['doc']}_{e['page']}"]
+        if any(e['event'] == 'answer' for e in evs):
+            graph.append({'id': 'answer', 'type': 'answer', 'parent_ids': [node]})
+            turns.append('answer')
+        else: turns.append(node)
+    return turns, graph, retrieved
