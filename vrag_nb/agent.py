@@ -204,6 +204,7 @@ class Episode:
         return evs
 
     def act(self, reply: str, # the policy's reply to `next_messages()`
+            observe: Callable | None = None, # carries out a search/bbox `Action` like `observe` (default); the verl tools (07d) pass theirs
            ) -> list[dict]: # this step's events (think / search / search_image / crop / invalid / answer / max_steps)
         "Take one model reply: parse it, search or crop, and return the step's events; raises `RuntimeError` once the episode is done."
         if self.done: raise RuntimeError('the episode is over: start a new one')
@@ -218,7 +219,7 @@ class Episode:
             return out
         error = act.error
         if not error:
-            try: out += [self._emit({**ev, 'step': step}) for ev in self.observe(act)]
+            try: out += [self._emit({**ev, 'step': step}) for ev in (observe or self.observe)(act)]
             except ValueError as e: error = str(e)
         if error:
             out.append(self._emit({'event': 'invalid', 'step': step, 'error': error, 'reply': reply}))
