@@ -19,7 +19,8 @@ from .ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask
 from .verl_ext import ggpo_response_mask
 
 # %% auto #0
-__all__ = ['view_text', 'VRAGTool', 'SearchTool', 'CropTool', 'tool_config', 'LocalServer']
+__all__ = ['AGENT_NAME', 'view_text', 'VRAGTool', 'SearchTool', 'CropTool', 'tool_config', 'LocalServer', 'VRAGAgentLoop',
+           'agent_loop_config', 'agent_loop_overrides']
 
 # %% ../nbs/07d_verl_agent.ipynb #473c2fd1
 def view_text(view: View, # the image the model would see
@@ -198,3 +199,133 @@ class LocalServer:
         self.queue.append((list(prompt_ids), {k: v for k, v in sampling_params.items() if k != 'logprobs'}, fut)); self.requests += 1
         if self.worker is None or self.worker.done(): self.worker = asyncio.ensure_future(self._drain())
         return await fut
+
+# %% ../nbs/07d_verl_agent.ipynb #ff058a6c
+AGENT_NAME = 'vrag_agent'
+
+@functools.lru_cache(maxsize=8)
+def _tools(config: str):
+    "A (SearchTool, CropTool) pair per tool config (JSON), built once per process."
+    c = json.loads(config)
+    return SearchTool(c), CropTool(c)
+
+def _align_turns(merge, turn_ids: list[int], turn: int) -> list[int]:
+    "Apply a continuous-token merge's edits to the per-token turn ids, as verl does to the mask (-1: not a model token)."
+    t = turn_ids[:len(turn_ids) - merge.removed_prefix_token_count]
+    return t + [-1] * len(merge.inserted_token_ids) + [turn if merge.kind == 'assistant' else -1] * merge.appended_token_count
+
+def _question(raw_prompt) -> str:
+    "The question from a VRAG prompt (the text after the last 'Question:')."
+    m = raw_prompt[-1]['content']
+    text = m if isinstance(m, str) else ' '.join(c.get('text', '') for c in m)
+    return text.rsplit('Question:', 1)[-1].strip()
+
+# %% ../nbs/07d_verl_agent.ipynb #749159b8
+@register(AGENT_NAME)
+class VRAGAgentLoop(AgentLoopBase):
+    "verl agent loop for the VRAG game: tag-grammar turns, search and crop through our tools, the composite reward, GGPO's pruned mask."
+    def __init__(self, *args,
+                 index: str | None = None, search_url: str | None = None, # the corpus: a PageIndex dir or a search server
+                 observation: str = 'image', # 'image' (VLM) or 'text' (text-only LM: the words in the view)
+                 obs_chars: int = 600, # text observations: characters per view
+                 max_turns: int = 4, # model turns per rollout (VRAG-RL training: 4)
+                 pad: int = 56, min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # crop margin and image budget, pixels
+                 judge=None, # None: `ANLSJudge()`; a dict: `LLMJudge(**judge)` (06a_judge)
+                 preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
+                 ggpo: bool = False, # zero the response mask on the turns GGPO prunes
+                 tools=None, # verl's tool list (unused: the loop brings its own)
+                 **kwargs): # verl's AgentLoopBase arguments
+        super().__init__(*args, **kwargs)
+        from omegaconf import OmegaConf, DictConfig
+        cfg = dict(index=str(index) if index else None, search_url=search_url, observation=observation, obs_chars=obs_chars,
+                   max_turns=max_turns, pad=pad, min_pixels=min_pixels, max_pixels=max_pixels)
+        self.search_tool, self.crop_tool = _tools(json.dumps(cfg, sort_keys=True))
+        self.judge = OmegaConf.to_container(judge) if isinstance(judge, DictConfig) else judge
+        self.preset, self.ggpo, self.text_obs = preset, ggpo, observation == 'text'
+        self.response_length = self.rollout_config.response_length
+
+    def _convert(self, m: dict, images: list) -> dict:
+        "An episode message as a chat-template message; images are rendered (VLM) or written out as text."
+        if isinstance(m['content'], str): return {'role': m['role'], 'content': m['content']}
+        parts = []
+        for c in m['content']:
+            if c['type'] == 'text': parts.append({'type': 'text', 'text': c['text']})
+            else:
+                r = self.search_tool.render(View.from_dict(c['view']))
+                if self.text_obs: parts.append({'type': 'text', 'text': r.text})
+                else: images.append(r.image[0]); parts.append({'type': 'image', 'image': r.image[0]})
+        return {'role': m['role'], 'content': '\n'.join(p['text'] for p in parts) if self.text_obs else parts}
+
+    def _observe(self, iid: str):
+        "The observe hook for `Episode.act`: a search or bbox action carried out by our tools."
+        return lambda act: (self.search_tool if act.kind == 'search' else self.crop_tool).observe(self.search_tool.episodes[iid], act.content)
+
+    async def run(self, sampling_params: dict[str, Any], # verl's sampling params (temperature, top_p, top_k, logprobs)
+                  **kwargs, # the dataset row: raw_prompt, extra_info {question}, reward_model {ground_truth: {answer, gold_pages}}
+                 ) -> AgentLoopOutput:
+        "Play one rollout; raises nothing for bad model output (it becomes invalid turns), only for a broken server or index."
+        info, gt = kwargs.get('extra_info') or {}, (kwargs.get('reward_model') or {}).get('ground_truth')
+        ep = Episode(self.search_tool.agent, info.get('question') or _question(kwargs['raw_prompt']))
+        iid, _ = await self.search_tool.create(episode=ep); await self.crop_tool.create(iid, episode=ep)
+        try: return await self._play(ep, iid, sampling_params, gt)
+        finally: await self.search_tool.release(iid); await self.crop_tool.release(iid)
+
+    async def _play(self, ep, iid, sampling_params, gt):
+        import time
+        loop, images, chat = asyncio.get_running_loop(), [], []
+        sync = lambda: [chat.append(self._convert(m, images)) for m in ep.messages[len(chat):]]
+        sync()
+        ids = await self.ct_build_initial_tokens(list(chat), images=list(images) or None)
+        n_prompt, mask, lps, turn_ids, turn, t_gen, t_tool = len(ids), [], [], [], 0, 0.0, 0.0
+        while not ep.done:
+            prev = list(chat); ep.next_messages(); sync()
+            if len(chat) > len(prev):  # observations and requests since the last model turn
+                mr, mask, new_lps = await self.ct_merge_context_msg(prev, list(chat), ids, mask, lps or None)
+                ids, turn_ids, lps = mr.token_ids, _align_turns(mr, turn_ids, -1), new_lps or lps
+            if len(mask) >= self.response_length: ep.fail('response budget spent'); break
+            t0 = time.perf_counter()
+            o = await self.server_manager.generate(request_id=iid, prompt_ids=ids, image_data=list(images) or None,
+                                                   sampling_params={**sampling_params, 'max_tokens': self.response_length - len(mask)})
+            t_gen += time.perf_counter() - t0
+            mr, mask, new_lps = await self.ct_merge_assistant_token(ids, o.token_ids, mask, lps if (lps or o.log_probs) else None,
+                                                                    assistant_logprobs=o.log_probs or None)
+            ids, turn_ids, lps = mr.token_ids, _align_turns(mr, turn_ids, turn), new_lps or lps
+            reply, t0 = self.tokenizer.decode(o.token_ids, skip_special_tokens=True), time.perf_counter()
+            await loop.run_in_executor(None, lambda: ep.act(reply, observe=self._observe(iid)))
+            t_tool += time.perf_counter() - t0
+            chat.append(self._convert(ep.messages[len(chat)], images)); turn += 1  # the reply; what follows it is merged next turn
+            if len(mask) >= self.response_length and not ep.done: ep.fail('response budget spent')
+        return await self._finish(ep, ids, n_prompt, mask, lps, turn_ids, images, gt, dict(generate_sequences=t_gen, tool_calls=t_tool))
+
+    async def _finish(self, ep, ids, n_prompt, mask, lps, turn_ids, images, gt, metrics):
+        "Score the episode, prune GGPO's turns from the mask, and pack verl's output."
+        from vrag_nb.rewards import score, answer_text, _judge_for
+        traj, R, s, pruned, model_mask = ep.trajectory(), self.response_length, None, [], list(mask)
+        extra = {'turn_ids': turn_ids[:R], 'model_mask': model_mask[:R], 'retrieved': traj['retrieved'], 'answer': answer_text(traj)}
+        if gt:
+            s = await asyncio.get_running_loop().run_in_executor(None, lambda: score(traj, gt['answer'], list(gt['gold_pages']), _judge_for(self.judge), self.preset))
+            if self.ggpo:
+                turns, graph, retrieved = vrag_turns(traj)
+                pruned = prune_mask(turns, s['r_ans'] > 0, answer_path(graph), valuable_retrievals(retrieved, gt['gold_pages']))
+                mask = ggpo_response_mask(torch.tensor(mask), torch.tensor(turn_ids), pruned).tolist()
+            extra['reward_extra_info'] = {k: float(s[k]) for k in ('r_ans', 'r_pat', 'r_ret')} | {'pruned': sum(pruned) / max(len(pruned), 1)}
+        extra['pruned_turns'] = pruned
+        return AgentLoopOutput(prompt_ids=ids[:n_prompt], response_ids=ids[n_prompt:][:R], response_mask=mask[:R],
+                               response_logprobs=lps[:R] if lps else None, multi_modal_data={'images': images} if images else {},
+                               reward_score=s['score'] if s else None, num_turns=len(ep.messages), metrics=metrics, extra_fields=extra)
+
+# %% ../nbs/07d_verl_agent.ipynb #8c35206b
+def agent_loop_config(path: str | Path, # the .yaml to write
+                      **kw, # `VRAGAgentLoop` settings: index or search_url, observation, max_turns, judge, preset, ggpo, ...
+                     ) -> Path:
+    "Write verl's agent-loop config registering `VRAGAgentLoop` as `vrag_agent` with these settings."
+    if not (kw.get('index') or kw.get('search_url')): raise ValueError('give index (a PageIndex dir on every rollout worker) or search_url')
+    kw = {k: str(v) if isinstance(v, Path) else v for k, v in kw.items()}
+    atomic_write(path, json.dumps([{'name': AGENT_NAME, '_target_': 'vrag_nb.verl_agent.VRAGAgentLoop', **kw}], indent=1))
+    return Path(path)
+
+def agent_loop_overrides(config_path: str | Path, # from `agent_loop_config`
+                        ) -> dict: # extra overrides for `verl_ext.verl_overrides` / `launch_script`
+    "The verl settings that roll out every prompt with our agent loop."
+    r = 'actor_rollout_ref__rollout__'
+    return {f'{r}agent__agent_loop_config_path': str(config_path), f'{r}agent__default_agent_loop': AGENT_NAME}
