@@ -20,7 +20,7 @@ from .verl_ext import ggpo_response_mask
 
 # %% auto #0
 __all__ = ['AGENT_NAME', 'view_text', 'VRAGTool', 'SearchTool', 'CropTool', 'tool_config', 'LocalServer', 'VRAGAgentLoop',
-           'agent_loop_config', 'agent_loop_overrides']
+           'agent_loop_config', 'agent_loop_overrides', 'local_trainer_config', 'play', 'parquet_rows']
 
 # %% ../nbs/07d_verl_agent.ipynb #473c2fd1
 def view_text(view: View, # the image the model would see
@@ -52,7 +52,7 @@ def _schema(name, description, prop, prop_type, prop_desc):
 class VRAGTool(BaseTool):
     "Common part of the VRAG tools: the search backend, the crop settings and each trajectory's `Episode`."
     kind = ''
-    def __init__(self, config: dict, # index | search_url, max_turns, pad, min_pixels, max_pixels, observation ('image'|'text'), obs_chars
+    def __init__(self, config: dict, # index | search_url, max_turns, pad, min_pixels, max_pixels, observation ('image'|'text'), obs_chars, prompt, allow_crop
                  tool_schema: OpenAIFunctionToolSchema | None = None, # None: the class's own schema
                 ):
         self.config, self.tool_schema = dict(config), tool_schema or self.get_openai_tool_schema()
@@ -62,7 +62,8 @@ class VRAGTool(BaseTool):
         self.search = _searcher(c.get('index'), c.get('search_url'))
         self.pages = {(p.doc, p.page): p for p in getattr(self.search, 'pages', [])}
         self.agent = VRAGAgent(self.search, policy=None, max_steps=int(c.get('max_turns', 4)), pad=int(c.get('pad', 56)),
-                               min_pixels=int(c.get('min_pixels', MIN_PIXELS)), max_pixels=int(c.get('max_pixels', MAX_PIXELS)))
+                               min_pixels=int(c.get('min_pixels', MIN_PIXELS)), max_pixels=int(c.get('max_pixels', MAX_PIXELS)),
+                               prompt=c.get('prompt') or PROMPT, allow_crop=bool(c.get('allow_crop', True)))
         self.episodes: dict[str, Episode] = {}
 
     async def create(self, instance_id: str | None = None, # one id per trajectory; None: a new one
@@ -233,12 +234,16 @@ class VRAGAgentLoop(AgentLoopBase):
                  judge=None, # None: `ANLSJudge()`; a dict: `LLMJudge(**judge)` (06a_judge)
                  preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
                  ggpo: bool = False, # zero the response mask on the turns GGPO prunes
+                 allow_crop: bool = True, # False: no crop action (text-only policies cannot point at pixels)
+                 prompt: str | None = None, # first user turn with `{question}`; None: the VRAG prompt (04_agent)
+                 turn_tokens: int | None = None, # most tokens per model turn; None: whatever the response budget leaves
                  tools=None, # verl's tool list (unused: the loop brings its own)
                  **kwargs): # verl's AgentLoopBase arguments
         super().__init__(*args, **kwargs)
         from omegaconf import OmegaConf, DictConfig
         cfg = dict(index=str(index) if index else None, search_url=search_url, observation=observation, obs_chars=obs_chars,
-                   max_turns=max_turns, pad=pad, min_pixels=min_pixels, max_pixels=max_pixels)
+                   max_turns=max_turns, pad=pad, min_pixels=min_pixels, max_pixels=max_pixels, allow_crop=allow_crop, prompt=prompt)
+        self.turn_tokens = turn_tokens
         self.search_tool, self.crop_tool = _tools(json.dumps(cfg, sort_keys=True))
         self.judge = OmegaConf.to_container(judge) if isinstance(judge, DictConfig) else judge
         self.preset, self.ggpo, self.text_obs = preset, ggpo, observation == 'text'
@@ -285,7 +290,7 @@ class VRAGAgentLoop(AgentLoopBase):
             if len(mask) >= self.response_length: ep.fail('response budget spent'); break
             t0 = time.perf_counter()
             o = await self.server_manager.generate(request_id=iid, prompt_ids=ids, image_data=list(images) or None,
-                                                   sampling_params={**sampling_params, 'max_tokens': self.response_length - len(mask)})
+                                                   sampling_params={**sampling_params, 'max_tokens': min(self.response_length - len(mask), self.turn_tokens or 10**9)})
             t_gen += time.perf_counter() - t0
             mr, mask, new_lps = await self.ct_merge_assistant_token(ids, o.token_ids, mask, lps if (lps or o.log_probs) else None,
                                                                     assistant_logprobs=o.log_probs or None)
@@ -329,3 +334,41 @@ def agent_loop_overrides(config_path: str | Path, # from `agent_loop_config`
     "The verl settings that roll out every prompt with our agent loop."
     r = 'actor_rollout_ref__rollout__'
     return {f'{r}agent__agent_loop_config_path': str(config_path), f'{r}agent__default_agent_loop': AGENT_NAME}
+
+# %% ../nbs/07d_verl_agent.ipynb #03de2ac9
+def local_trainer_config(model: str, # model path (verl's actor_rollout_ref.model.path)
+                         response_length: int, # response budget per rollout, tokens (model + observation tokens)
+                         work_dir: str | Path, # where the agent-loop YAML is written
+                         **loop, # `VRAGAgentLoop` settings (as for `agent_loop_config`)
+                        ):
+    "verl's composed PPO trainer config with our agent loop registered, as a verl rollout worker would see it."
+    import os, verl
+    from hydra import initialize_config_dir, compose
+    from omegaconf import OmegaConf
+    from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
+    from vrag_nb.verl_ext import verl_overrides
+    alc = agent_loop_config(Path(work_dir)/'agent_loop.yaml', **loop)
+    with initialize_config_dir(config_dir=os.path.join(os.path.dirname(verl.__file__), 'trainer', 'config'), version_base=None):
+        c = compose('ppo_trainer', overrides=verl_overrides(model=str(model), data__max_response_length=response_length, **agent_loop_overrides(alc)))
+    for a in OmegaConf.load(c.actor_rollout_ref.rollout.agent.agent_loop_config_path): _agent_loop_registry[a.name] = a
+    return c
+
+async def play(config, # from `local_trainer_config`
+               server, # verl's rollout-server call: `LocalServer`, or anything with its `generate`
+               tokenizer, # the policy's tokenizer
+               row: dict, # a dataset row: raw_prompt, extra_info, reward_model (`verl_ext.to_verl_parquet`)
+               **sampling_params, # temperature, top_p, logprobs, ...
+              ) -> AgentLoopOutput:
+    "Build the configured agent loop the way verl's worker does and play one rollout of `row`."
+    import hydra
+    from verl.experimental.agent_loop.agent_loop import _agent_loop_registry, DictConfigWrap, ToolListWrap
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+    loop = hydra.utils.instantiate(config=_agent_loop_registry[config.actor_rollout_ref.rollout.agent.default_agent_loop],
+                                   trainer_config=DictConfigWrap(config=config), server_manager=server, tokenizer=tokenizer, processor=None,
+                                   hf_model_type=None, dataset_cls=RLHFDataset, data_config=DictConfigWrap(config.data), tools=ToolListWrap([]))
+    return await loop.run({'temperature': 1.0, **sampling_params}, **{k: row[k] for k in ('raw_prompt', 'extra_info', 'reward_model')})
+
+def parquet_rows(path: str | Path) -> list[dict]:
+    "Rows of a verl RLHF parquet file as the agent loop receives them (`prompt` as `raw_prompt`)."
+    import pandas as pd
+    return [dict(r, raw_prompt=r['prompt']) for r in pd.read_parquet(path).to_dict('records')]
