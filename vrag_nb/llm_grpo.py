@@ -136,9 +136,9 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
               index, # a `PageIndex` (e.g. `toy.toy_corpus()[0]`)
               examples: list[dict], # unified-format QA examples over it
               model_dir: str | Path | None = None, # transformers model dir; None: SmolLM2-135M-Instruct (`policies.smollm2_dir`)
-              steps: int = 20, prompts: int = 4, group: int = 4, # GRPO steps; questions per step; rollouts per question
+              steps: int = 20, prompts: int = 3, group: int = 4, # GRPO steps; questions per step; rollouts per question
               lr: float = 1e-5, kl_coef: float = 0.01, clip_ratio: float = 0.2, # GRPO settings
-              sft_steps: int = 8, sft_batch: int = 8, sft_lr: float = 5e-5, # format cold start (0 steps: none)
+              sft_steps: int = 24, sft_batch: int = 8, sft_lr: float = 1e-4, # format cold start (0 steps: none)
               trainable_layers: int = 6, # top transformer layers trained
               response_length: int = 384, turn_tokens: int = 48, max_turns: int = 3, obs_chars: int = 300, # rollout budget, tokens / turns / characters
               ggpo: bool = False, # prune turns with GGPO in the loop's response mask
