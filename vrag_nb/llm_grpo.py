@@ -137,7 +137,7 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
               examples: list[dict], # unified-format QA examples over it
               model_dir: str | Path | None = None, # transformers model dir; None: SmolLM2-135M-Instruct (`policies.smollm2_dir`)
               steps: int = 20, prompts: int = 3, group: int = 4, # GRPO steps; questions per step; rollouts per question
-              lr: float = 1e-5, kl_coef: float = 0.01, clip_ratio: float = 0.2, # GRPO settings
+              lr: float = 5e-5, kl_coef: float = 0.01, clip_ratio: float = 0.2, # GRPO settings (lr: VRAG-RL uses 1e-6 for a 7B model; a 135M one with 6 trained layers needs far more to move in a few dozen steps)
               sft_steps: int = 24, sft_batch: int = 8, sft_lr: float = 1e-4, # format cold start (0 steps: none)
               trainable_layers: int = 6, # top transformer layers trained
               response_length: int = 384, turn_tokens: int = 48, max_turns: int = 3, obs_chars: int = 300, # rollout budget, tokens / turns / characters
@@ -167,7 +167,7 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
         policy.load_state_dict(st['policy'], strict=False)
         ref = copy.deepcopy(policy).eval(); ref.load_state_dict(st['ref'], strict=False)
         opt = torch.optim.AdamW(params, lr=lr); opt.load_state_dict(st['opt'])
-        rng.setstate(st['rng']); torch.set_rng_state(st['torch']); server.batches = st['batches']
+        rng.setstate(st['rng']); torch.set_rng_state(st['torch'])
         history = [h for h in read_jsonl(mpath) if h['phase'] != 'grpo' or h['step'] <= st['step']]
         atomic_write(mpath, ''.join(json.dumps(h) + '\n' for h in history)); start = st['step']
     else:
@@ -181,13 +181,14 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
     for p in ref.parameters(): p.requires_grad_(False)
     for step in range(start + 1, steps + 1):
         t0, chosen = time.time(), rng.sample(range(len(rows)), prompts)
+        server.epoch = step  # the step's random draws depend on the step, not on timing (07d)
         outs = _rollouts(cfg, server, tok, rows, chosen, group)
         batch = outputs_to_batch(outs, [rows[i]['extra_info']['uid'] for i in chosen for _ in range(group)], server.pad_id)
         m = grpo_update(policy, ref, opt, batch, kl_coef, clip_ratio)
         emit({'phase': 'grpo', 'step': step, **_summary(outs), **m, 'pruned': float(np.mean([o.extra_fields['reward_extra_info']['pruned'] for o in outs])),
               'seconds': round(time.time() - t0, 1)})
         torch.save(dict(step=step, policy=_trained(policy), ref={k: v for k, v in ref.state_dict().items() if k in _trained(policy)}, opt=opt.state_dict(),
-                        rng=rng.getstate(), torch=torch.get_rng_state(), batches=server.batches), ckpt.with_suffix('.tmp'))
+                        rng=rng.getstate(), torch=torch.get_rng_state()), ckpt.with_suffix('.tmp'))
         ckpt.with_suffix('.tmp').replace(ckpt)
     return history
 

@@ -147,46 +147,66 @@ class LocalServer:
     def __init__(self, model, # a transformers causal LM
                  tokenizer, # its tokenizer (pad and stop tokens come from it)
                  max_tokens: int = 256, # per request when the sampling params give none, tokens
-                 seed: int = 0, # sampling seed; each batch draws from a generator seeded by (seed, batch number)
+                 seed: int = 0, # sampling seed (with `epoch`, the prompt and its repeat count: see `generate`)
                  stop: tuple = ('<|im_end|>',), # stop tokens besides the tokenizer's eos
                 ):
-        self.model, self.tok, self.max_tokens, self.seed, self.batches = model.eval(), tokenizer, max_tokens, seed, 0
+        self.model, self.tok, self.max_tokens, self.seed, self.epoch = model.eval(), tokenizer, max_tokens, seed, 0
         ids = [tokenizer.convert_tokens_to_ids(t) for t in stop if t in tokenizer.get_vocab()]
         self.stop_ids = ids or [tokenizer.eos_token_id]
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.stop_ids[0]
-        self.queue, self.worker, self.requests = [], None, 0
+        self.queue, self.worker, self.requests, self.batches, self.counts = [], None, 0, 0, {}
 
-    def _run(self, prompts: list[list[int]], p: dict) -> list[TokenOutput]:
-        "Generate for a batch of prompts with one set of sampling params (runs in a thread)."
+    @staticmethod
+    def _sample(logits, temp, top_p, top_k, gen) -> int:
+        "One token from a row of logits: greedy at temperature 0, else temperature, top-k, top-p, drawn with `gen`."
+        if temp <= 0: return int(logits.argmax())
+        z = logits / temp
+        if top_k > 0: z = z.masked_fill(z < z.topk(top_k).values[-1], float('-inf'))
+        probs = z.softmax(-1)
+        if top_p < 1.0:
+            sp, si = probs.sort(descending=True)
+            keep = sp.cumsum(0) - sp < top_p
+            probs = torch.zeros_like(probs).scatter(0, si[keep], sp[keep])
+        return int(torch.multinomial(probs, 1, generator=gen))
+
+    def _run(self, reqs: list) -> list[TokenOutput]:
+        "Decode a batch of (prompt ids, sampling params, seed) with a KV cache; each row has its own generator and token limit (runs in a thread)."
+        prompts, p, B = [r[0] for r in reqs], reqs[0][1], len(reqs)
+        limits = [int(r[1].get('max_tokens') or self.max_tokens) for r in reqs]
+        temp, top_p, top_k = float(p.get('temperature') or 0), float(p.get('top_p') or 1.0), int(p.get('top_k') or -1)
         T = max(map(len, prompts))
-        ids = torch.tensor([[self.pad_id] * (T - len(x)) + x for x in prompts])
+        inp = torch.tensor([[self.pad_id] * (T - len(x)) + x for x in prompts])
         att = torch.tensor([[0] * (T - len(x)) + [1] * len(x) for x in prompts])
-        greedy = not p.get('temperature')
-        kw = {} if greedy else dict(temperature=float(p['temperature']), top_p=float(p.get('top_p') or 1.0), top_k=int(p['top_k']) if (p.get('top_k') or -1) > 0 else 0)
-        torch.manual_seed(hash((self.seed, self.batches)) % 2**31); self.batches += 1
+        pos, past, gens = (att.cumsum(1) - 1).clamp(min=0), None, [torch.Generator().manual_seed(r[2]) for r in reqs]
+        toks, lps, done = [[] for _ in reqs], [[] for _ in reqs], [False] * B
         with torch.no_grad():
-            out = self.model.generate(ids, attention_mask=att, do_sample=not greedy, max_new_tokens=int(p.get('max_tokens') or self.max_tokens),
-                                      eos_token_id=self.stop_ids, pad_token_id=self.pad_id, return_dict_in_generate=True, output_logits=True, **kw)
-        new = out.sequences[:, T:]
-        lp = torch.stack(out.logits, 1).float().log_softmax(-1).gather(-1, new[..., None])[..., 0]
-        res = []
-        for row, l in zip(new.tolist(), lp.tolist()):
-            n = next((i + 1 for i, t in enumerate(row) if t in self.stop_ids), len(row))
-            res.append(TokenOutput(token_ids=row[:n], log_probs=l[:n], stop_reason='completed'))
-        return res
+            for _ in range(max(limits)):
+                o = self.model(input_ids=inp, attention_mask=att, position_ids=pos, past_key_values=past, use_cache=True)
+                past, logits = o.past_key_values, o.logits[:, -1].float()
+                logp, nxt = logits.log_softmax(-1), []
+                for i in range(B):
+                    k = self.pad_id if done[i] else self._sample(logits[i], temp, top_p, top_k, gens[i])
+                    if not done[i]:
+                        toks[i].append(k); lps[i].append(float(logp[i, k]))
+                        done[i] = k in self.stop_ids or len(toks[i]) >= limits[i]
+                    nxt.append(k)
+                if all(done): break
+                inp, att, pos = torch.tensor(nxt)[:, None], torch.cat([att, torch.ones(B, 1, dtype=att.dtype)], 1), pos[:, -1:] + 1
+        self.batches += 1
+        return [TokenOutput(token_ids=t, log_probs=l, stop_reason='completed') for t, l in zip(toks, lps)]
 
     async def _drain(self):
         await asyncio.sleep(0.01)  # let every episode that is ready ask first
         while self.queue:
             todo, self.queue = self.queue, []
-            groups = {}
-            for prompt, p, fut in todo: groups.setdefault(json.dumps(p, sort_keys=True, default=str), []).append((prompt, p, fut))
+            groups = {}  # one batch per sampling setting; token limits differ per row
+            for r in todo: groups.setdefault(json.dumps({k: v for k, v in r[1].items() if k != 'max_tokens'}, sort_keys=True, default=str), []).append(r)
             for items in groups.values():
                 try:
-                    outs = await asyncio.get_running_loop().run_in_executor(None, self._run, [x[0] for x in items], items[0][1])
-                    for (_, _, fut), o in zip(items, outs): fut.set_result(o)
+                    outs = await asyncio.get_running_loop().run_in_executor(None, self._run, [x[:3] for x in items])
+                    for x, o in zip(items, outs): x[3].set_result(o)
                 except Exception as e:
-                    for _, _, fut in items: fut.set_exception(e)
+                    for x in items: x[3].set_exception(e)
             await asyncio.sleep(0)
 
     async def generate(self, request_id: str, # verl's sticky-session id (unused here)
@@ -194,10 +214,15 @@ class LocalServer:
                        sampling_params: dict[str, Any], # temperature, top_p, top_k, max_tokens (as verl passes them)
                        image_data=None, # images: a text LM takes none; raises `ValueError` if given
                        **kwargs) -> TokenOutput: # new token ids (ending at a stop token) and their log-probs
-        "Generate one reply, batched with whatever other episodes are asking at the same time."
+        "Generate one reply, batched with whatever other episodes ask at the same time; its random draws depend only on (seed, epoch, prompt, how often this prompt was asked this epoch), not on the batch."
         if image_data: raise ValueError('LocalServer runs text-only models: use observation="text" for the tools')
+        import hashlib
+        if self.counts.get('epoch') != self.epoch: self.counts = {'epoch': self.epoch}
+        key = hashlib.sha1(json.dumps([self.seed, self.epoch, list(prompt_ids)]).encode()).hexdigest()
+        n = self.counts[key] = self.counts.get(key, -1) + 1  # identical prompts (the rollouts of a group) get different draws
         fut = asyncio.get_running_loop().create_future()
-        self.queue.append((list(prompt_ids), {k: v for k, v in sampling_params.items() if k != 'logprobs'}, fut)); self.requests += 1
+        seed = int(hashlib.sha1(f'{key}:{n}'.encode()).hexdigest()[:15], 16)
+        self.queue.append((list(prompt_ids), {k: v for k, v in sampling_params.items() if k != 'logprobs'}, seed, fut)); self.requests += 1
         if self.worker is None or self.worker.done(): self.worker = asyncio.ensure_future(self._drain())
         return await fut
 
