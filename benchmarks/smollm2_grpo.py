@@ -1,6 +1,6 @@
 """GRPO on SmolLM2-135M-Instruct over the real VRAG agent loop, on CPU (07e_llm_grpo).
 
-    .venv/bin/python benchmarks/smollm2_grpo.py --steps 20 --out benchmarks/results/smollm2_grpo
+    .venv/bin/python benchmarks/smollm2_grpo.py --steps 24 --out benchmarks/results/smollm2_grpo
 
 Writes metrics.jsonl (phase base / sft / grpo), metrics.png and summary.json to --out; resumes from its checkpoint
 (the checkpoint itself is removed at the end, it is 60 MB)."""
@@ -11,7 +11,7 @@ from vrag_nb.toy import toy_corpus
 from vrag_nb.llm_grpo import train_llm, plot_llm_metrics
 
 ap = argparse.ArgumentParser()
-ap.add_argument('--steps', type=int, default=20)
+ap.add_argument('--steps', type=int, default=24)
 ap.add_argument('--seed', type=int, default=0)
 ap.add_argument('--ggpo', action='store_true')
 ap.add_argument('--out', default='benchmarks/results/smollm2_grpo')
