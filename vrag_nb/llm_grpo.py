@@ -187,7 +187,8 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
         m = grpo_update(policy, ref, opt, batch, kl_coef, clip_ratio)
         emit({'phase': 'grpo', 'step': step, **_summary(outs), **m, 'pruned': float(np.mean([o.extra_fields['reward_extra_info']['pruned'] for o in outs])),
               'seconds': round(time.time() - t0, 1)})
-        torch.save(dict(step=step, policy=_trained(policy), ref={k: v for k, v in ref.state_dict().items() if k in _trained(policy)}, opt=opt.state_dict(),
+        trained = _trained(policy)
+        torch.save(dict(step=step, policy=trained, ref={k: v for k, v in ref.state_dict().items() if k in trained}, opt=opt.state_dict(),
                         rng=rng.getstate(), torch=torch.get_rng_state()), ckpt.with_suffix('.tmp'))
         ckpt.with_suffix('.tmp').replace(ckpt)
     return history

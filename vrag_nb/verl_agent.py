@@ -4,7 +4,7 @@
 
 # %% ../nbs/07d_verl_agent.ipynb #f212eb4d
 from __future__ import annotations
-import asyncio, functools, json, re
+import asyncio, functools, json
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -14,7 +14,8 @@ from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.workers.rollout.replica import TokenOutput
 from .core import MIN_PIXELS, MAX_PIXELS, atomic_write
-from .agent import Action, Episode, VRAGAgent, View, PROMPT
+from .agent import Action, Episode, VRAGAgent, View, PROMPT, parse_bbox
+from .policies import _inside
 from .ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask
 from .verl_ext import ggpo_response_mask
 
@@ -32,7 +33,7 @@ def view_text(view: View, # the image the model would see
     whole = page is not None and (x0, y0) == (0, 0) and (x1, y1) == (page.width, page.height)
     head = f"[{'page' if whole or page is None else 'zoomed region of page'} {view.page} of {view.doc}]"
     if page is None: return head
-    inside = [b for b in page.blocks if x0 <= (b[0] + b[2]) / 2 <= x1 and y0 <= (b[1] + b[3]) / 2 <= y1]
+    inside = [b for b in page.blocks if _inside(b, view.region)]  # the same block-in-region test as the offline policy
     body = ' '.join(' '.join(b[4].split()) for b in inside) if page.blocks else ' '.join(page.text.split())
     return f'{head}\n{body[:max_chars]}'
 
@@ -82,7 +83,8 @@ class VRAGTool(BaseTool):
         if getattr(agent_data, 'vrag_episode', None) is None: agent_data.vrag_episode = self.episodes.get(instance_id) or Episode(self.agent, '')
         return agent_data.vrag_episode
 
-    def render(self, view: View) -> ToolResponse:
+    def render(self, view: View, # the image to show
+              ) -> ToolResponse:
         "The observation of a view: its image, or its text for text-only policies."
         if self.config.get('observation', 'image') == 'text':
             return ToolResponse(text=view_text(view, self.pages.get((view.doc, view.page)), int(self.config.get('obs_chars', 600))))
@@ -104,16 +106,20 @@ class VRAGTool(BaseTool):
         ep.events += [{**e, 'step': ep.step} for e in evs]; ep.step += 1  # called outside `Episode.act`: record the step here
         return self.render(View.from_dict(evs[-1]['view'])), 0.0, {'page': f"{evs[-1]['view']['doc']}_{evs[-1]['view']['page']}"}
 
-    async def release(self, instance_id: str, **kwargs) -> None:
+    async def release(self, instance_id: str, # from `create`
+                      **kwargs) -> None:
         "Forget the trajectory's episode."
         self.episodes.pop(instance_id, None)
 
 class SearchTool(VRAGTool):
     "verl tool `search(query)`: shows the best-ranked page this trajectory has not seen (REFERENCE.md §3)."
     kind = 'search'
-    def get_openai_tool_schema(self):
+    def get_openai_tool_schema(self) -> OpenAIFunctionToolSchema:
+        "The OpenAI function schema: `search(query: string)`."
         return _schema('search', 'Search the document collection; returns the best page you have not seen yet.', 'query', 'string', 'what to look for')
-    def argument(self, p: dict) -> str:
+    def argument(self, p: dict, # the call's arguments
+                ) -> str: # the query, stripped
+        "The query; raises `KeyError` without one, `ValueError` for an empty or non-text one."
         q = p['query']
         if not isinstance(q, str) or not q.strip(): raise ValueError(f'query must be non-empty text, got {q!r}')
         return q.strip()
@@ -121,10 +127,12 @@ class SearchTool(VRAGTool):
 class CropTool(VRAGTool):
     "verl tool `crop(bbox)`: zooms into a box of the latest image, in that image's pixels (REFERENCE.md §3)."
     kind = 'bbox'
-    def get_openai_tool_schema(self):
+    def get_openai_tool_schema(self) -> OpenAIFunctionToolSchema:
+        "The OpenAI function schema: `crop(bbox: array)`."
         return _schema('crop', 'Zoom into a region of the latest image.', 'bbox', 'array', '[x1, y1, x2, y2] in pixels of the latest image')
-    def argument(self, p: dict) -> list[float]:
-        from vrag_nb.agent import parse_bbox
+    def argument(self, p: dict, # the call's arguments
+                ) -> list[float]: # [x1, y1, x2, y2], pixels of the latest image
+        "The box, as a list or as text; raises `KeyError` without one, `ValueError` for a malformed one (`agent.parse_bbox`)."
         b = p['bbox']
         return parse_bbox(json.dumps(b) if isinstance(b, list) else str(b))
 
@@ -286,9 +294,9 @@ class VRAGAgentLoop(AgentLoopBase):
                 else: images.append(r.image[0]); parts.append({'type': 'image', 'image': r.image[0]})
         return {'role': m['role'], 'content': '\n'.join(p['text'] for p in parts) if self.text_obs else parts}
 
-    def _observe(self, iid: str):
+    def _observe(self, ep: Episode):
         "The observe hook for `Episode.act`: a search or bbox action carried out by our tools."
-        return lambda act: (self.search_tool if act.kind == 'search' else self.crop_tool).observe(self.search_tool.episodes[iid], act.content)
+        return lambda act: (self.search_tool if act.kind == 'search' else self.crop_tool).observe(ep, act.content)
 
     async def run(self, sampling_params: dict[str, Any], # verl's sampling params (temperature, top_p, top_k, logprobs)
                   **kwargs, # the dataset row: raw_prompt, extra_info {question}, reward_model {ground_truth: {answer, gold_pages}}
@@ -321,7 +329,7 @@ class VRAGAgentLoop(AgentLoopBase):
                                                                     assistant_logprobs=o.log_probs or None)
             ids, turn_ids, lps = mr.token_ids, _align_turns(mr, turn_ids, turn), new_lps or lps
             reply, t0 = self.tokenizer.decode(o.token_ids, skip_special_tokens=True), time.perf_counter()
-            await loop.run_in_executor(None, lambda: ep.act(reply, observe=self._observe(iid)))
+            await loop.run_in_executor(None, lambda: ep.act(reply, observe=self._observe(ep)))
             t_tool += time.perf_counter() - t0
             chat.append(self._convert(ep.messages[len(chat)], images)); turn += 1  # the reply; what follows it is merged next turn
             if len(mask) >= self.response_length and not ep.done: ep.fail('response budget spent')
@@ -365,7 +373,7 @@ def local_trainer_config(model: str, # model path (verl's actor_rollout_ref.mode
                          response_length: int, # response budget per rollout, tokens (model + observation tokens)
                          work_dir: str | Path, # where the agent-loop YAML is written
                          **loop, # `VRAGAgentLoop` settings (as for `agent_loop_config`)
-                        ):
+                        ): # omegaconf DictConfig
     "verl's composed PPO trainer config with our agent loop registered, as a verl rollout worker would see it."
     import os, verl
     from hydra import initialize_config_dir, compose
@@ -393,7 +401,8 @@ async def play(config, # from `local_trainer_config`
                                    hf_model_type=None, dataset_cls=RLHFDataset, data_config=DictConfigWrap(config.data), tools=ToolListWrap([]))
     return await loop.run({'temperature': 1.0, **sampling_params}, **{k: row[k] for k in ('raw_prompt', 'extra_info', 'reward_model')})
 
-def parquet_rows(path: str | Path) -> list[dict]:
+def parquet_rows(path: str | Path, # a parquet file from `verl_ext.to_verl_parquet`
+                ) -> list[dict]: # one dict per row, with `raw_prompt` added
     "Rows of a verl RLHF parquet file as the agent loop receives them (`prompt` as `raw_prompt`)."
     import pandas as pd
     return [dict(r, raw_prompt=r['prompt']) for r in pd.read_parquet(path).to_dict('records')]
