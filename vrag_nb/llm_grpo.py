@@ -130,7 +130,7 @@ def _summary(outs) -> dict:
     "Reward statistics of a batch of rollouts."
     r, parts = [o.reward_score for o in outs], [o.extra_fields['reward_extra_info'] for o in outs]
     turns = [max(o.extra_fields['turn_ids'], default=-1) + 1 for o in outs]
-    return dict(reward_mean=float(np.mean(r)), reward_std=float(np.std(r)), **{k: float(np.mean([p[k] for p in parts])) for k in ('r_pat', 'r_ret', 'r_ans')},
+    return dict(rollouts=len(outs), reward_mean=float(np.mean(r)), reward_std=float(np.std(r)), **{k: float(np.mean([p[k] for p in parts])) for k in ('r_pat', 'r_ret', 'r_ans')},
                 turns=float(np.mean(turns)), response_length=float(np.mean([sum(o.extra_fields['model_mask']) for o in outs])))
 
 def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.pt, the agent-loop YAML and the train parquet
@@ -208,8 +208,9 @@ def plot_llm_metrics(history: list[dict], # records from `train_llm` (or its met
     import matplotlib.pyplot as plt
     base, g, ev = [[h for h in history if h['phase'] == p] for p in ('base', 'grpo', 'eval')]
     fig, axs = plt.subplots(1, 4 if ev else 3, figsize=(17 if ev else 13, 3))
-    parts = lambda ax, rs, title: ([ax.plot([h['step'] for h in rs], [h[k] for h in rs], marker='.', label=k) for k in ('reward_mean', 'r_pat', 'r_ret', 'r_ans')],
-                                   ax.legend(fontsize=8), ax.set_title(title))
+    def parts(ax, rs, title):
+        for k in ('reward_mean', 'r_pat', 'r_ret', 'r_ans'): ax.plot([h['step'] for h in rs], [h[k] for h in rs], marker='.', label=k)
+        ax.legend(fontsize=8); ax.set_title(title)
     parts(axs[0], base + g, 'rollouts (step 0: base model)'); axs[0].axvline(0.5, color='grey', lw=0.8, ls=':')
     if ev: parts(axs[1], ev, 'greedy eval, all questions')
     for ax, k in zip(axs[-2:], ('kl', 'entropy')): ax.plot([h['step'] for h in g], [h[k] for h in g], marker='.'); ax.set_title(k)

@@ -262,13 +262,14 @@ class _Once(logging.Filter):
     def __init__(self): super().__init__(); self.seen = set()
     def filter(self, r): return not (r.getMessage() in self.seen or self.seen.add(r.getMessage()))
 
+_ONCE, _BUILDER_LOG = _Once(), 'verl.utils.tokenizer.continuous_token_wiring'
+
 @functools.lru_cache(maxsize=8)
 def _model_type(path: str) -> str | None:
-    "The root `model_type` of a model's config.json, which verl's worker passes to the loop (it picks the token builder)."
-    logging.getLogger('verl.utils.tokenizer.continuous_token_wiring').addFilter(_ONCE)
-    try: return json.loads((Path(path)/'config.json').read_text()).get('model_type')
+    "The root `model_type` of a model's config, which verl's worker passes to the loop (it picks the token builder); None if unreadable."
+    from transformers import AutoConfig
+    try: return AutoConfig.from_pretrained(path).model_type
     except (OSError, ValueError): return None
-_ONCE = _Once()
 
 async def play(config, # from `local_trainer_config`
                server, # verl's rollout-server call: `LocalServer`, or anything with its `generate`
@@ -280,6 +281,7 @@ async def play(config, # from `local_trainer_config`
     import hydra
     from verl.experimental.agent_loop.agent_loop import _agent_loop_registry, DictConfigWrap, ToolListWrap
     from verl.utils.dataset.rl_dataset import RLHFDataset
+    logging.getLogger(_BUILDER_LOG).addFilter(_ONCE)  # adding it again is a no-op
     loop = hydra.utils.instantiate(config=_agent_loop_registry[config.actor_rollout_ref.rollout.agent.default_agent_loop],
                                    trainer_config=DictConfigWrap(config=config), server_manager=server, tokenizer=tokenizer, processor=None,
                                    hf_model_type=_model_type(config.actor_rollout_ref.model.path), dataset_cls=RLHFDataset,
