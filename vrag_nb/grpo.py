@@ -11,7 +11,7 @@ import torch
 
 # %% auto #0
 __all__ = ['group_advantages', 'token_mean', 'low_var_kl', 'policy_loss', 'entropy', 'Rollout', 'to_batch',
-           'rollout_from_messages']
+           'rollout_from_messages', 'resolve_device']
 
 # %% ../nbs/07_grpo.ipynb #c475575d
 def group_advantages(token_level_rewards: torch.Tensor, # [batch, response_len] float: the reward on each rollout's last response token, 0 elsewhere
@@ -29,7 +29,7 @@ def group_advantages(token_level_rewards: torch.Tensor, # [batch, response_len] 
     with torch.no_grad():
         for rows in groups.values():
             s = scores[rows]
-            mean, std = (s.mean(), s.std()) if len(rows) > 1 else (torch.tensor(0.0), torch.tensor(1.0))  # std: unbiased, as torch.std
+            mean, std = (s.mean(), s.std()) if len(rows) > 1 else (torch.tensor(0.0, device=s.device), torch.tensor(1.0, device=s.device))  # std: unbiased, as torch.std
             adv[rows] = (s - mean) / (std + epsilon) if norm_adv_by_std_in_grpo else s - mean
     adv = adv.unsqueeze(-1) * response_mask
     return adv, adv
@@ -84,24 +84,28 @@ class Rollout:
 def to_batch(rollouts: list[Rollout], # rollouts, several per prompt
              pad_id: int = 0, # padding token id
              max_response: int | None = None, # cut responses to this many tokens (None: the longest)
+             device: str | torch.device = 'cpu', # where the tensors go
             ) -> dict: # prompts [B, P] (left-padded), prompt_mask, responses [B, R] (right-padded), attention_mask, response_mask, segment_ids, token_level_rewards, index
-    "Pad rollouts into tensors: the loss mask is 1 only on model tokens; the reward sits on the last model token kept."
+    "Pad rollouts into tensors on `device`: the loss mask is 1 only on model tokens; the reward sits on the last model token kept."
+    cpu = torch.device('cpu')  # filled row by row on the CPU, moved once at the end
     P = max(len(r.prompt) for r in rollouts)
     resp = [[(k, kind, t) for k, (kind, ids) in enumerate(r.segments) for t in ids] for r in rollouts]
     R = max(1, min(max(map(len, resp)), max_response or 10**9))
     B = len(rollouts)
-    out = dict(prompts=torch.full((B, P), pad_id), prompt_mask=torch.zeros(B, P), responses=torch.full((B, R), pad_id),
-               attention_mask=torch.zeros(B, R), response_mask=torch.zeros(B, R), segment_ids=torch.full((B, R), -1), token_level_rewards=torch.zeros(B, R))
+    out = dict(prompts=torch.full((B, P), pad_id, device=cpu), prompt_mask=torch.zeros(B, P, device=cpu), responses=torch.full((B, R), pad_id, device=cpu),
+               attention_mask=torch.zeros(B, R, device=cpu), response_mask=torch.zeros(B, R, device=cpu), segment_ids=torch.full((B, R), -1, device=cpu),
+               token_level_rewards=torch.zeros(B, R, device=cpu))
     for i, (r, toks) in enumerate(zip(rollouts, resp)):
-        if r.prompt: out['prompts'][i, P - len(r.prompt):] = torch.tensor(r.prompt); out['prompt_mask'][i, P - len(r.prompt):] = 1
+        if r.prompt: out['prompts'][i, P - len(r.prompt):] = torch.tensor(r.prompt, device=cpu); out['prompt_mask'][i, P - len(r.prompt):] = 1
         toks = toks[:R]
         if not toks: continue
-        out['responses'][i, :len(toks)] = torch.tensor([t for _, _, t in toks])
+        out['responses'][i, :len(toks)] = torch.tensor([t for _, _, t in toks], device=cpu)
         out['attention_mask'][i, :len(toks)] = 1
-        out['response_mask'][i, :len(toks)] = torch.tensor([float(kind == 'model') for _, kind, _ in toks])
-        out['segment_ids'][i, :len(toks)] = torch.tensor([k for k, _, _ in toks])
-        model_pos = out['response_mask'][i].nonzero()
-        if len(model_pos): out['token_level_rewards'][i, model_pos[-1, 0]] = r.reward
+        out['response_mask'][i, :len(toks)] = torch.tensor([float(kind == 'model') for _, kind, _ in toks], device=cpu)
+        out['segment_ids'][i, :len(toks)] = torch.tensor([k for k, _, _ in toks], device=cpu)
+        model_pos = [j for j, (_, kind, _) in enumerate(toks) if kind == 'model']
+        if model_pos: out['token_level_rewards'][i, model_pos[-1]] = r.reward
+    out = {k: v.to(device) for k, v in out.items()}
     out['index'] = np.array([r.group for r in rollouts])
     return out
 
@@ -136,3 +140,12 @@ def rollout_from_messages(messages: list[dict], # a trajectory's messages (04_ag
         else: ro.segments.append(('obs', enc(piece))); carry = ''
     if carry: ro.segments.append(('obs', enc(carry)))
     return ro
+
+# %% ../nbs/07_grpo.ipynb #975a361e
+def resolve_device(device: str | torch.device = 'auto', # 'auto' (cuda when available, else cpu), 'cpu', 'cuda', 'cuda:1', ...
+                  ) -> torch.device:
+    "The torch device to train on; raises `ValueError` when cuda is asked for and none is available."
+    if str(device) == 'auto': return torch.device('cuda' if torch.cuda.is_available() else 'cpu')
+    d = torch.device(device)
+    if d.type == 'cuda' and not torch.cuda.is_available(): raise ValueError(f'device {str(device)!r} asked for, but torch sees no CUDA GPU')
+    return d

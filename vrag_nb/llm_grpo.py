@@ -11,7 +11,7 @@ import torch
 from .core import atomic_write, read_jsonl
 from .agent import View, VRAGAgent
 from .grpo import Rollout, group_advantages, policy_loss, low_var_kl, token_mean, entropy, rollout_from_messages
-from .verl_tools import view_text
+from .rollout import view_text
 from .verl_agent import LocalServer, local_trainer_config, play
 
 # %% auto #0
@@ -22,19 +22,22 @@ __all__ = ['outputs_to_batch', 'response_logprobs', 'text_messages', 'demonstrat
 def outputs_to_batch(outputs: list, # verl `AgentLoopOutput`s (07e) with `reward_score`
                      groups: list[str], # group id of each output (the question's uid)
                      pad_id: int, # padding token id
+                     device: str | torch.device = 'cpu', # where the tensors go
                     ) -> dict: # prompts [B, P] left-padded, prompt_mask, responses [B, R] right-padded, attention_mask, response_mask, old_log_prob, token_level_rewards, index
-    "Pad agent-loop outputs for training: masks as the loop returned them, the reward on the last response token."
-    B, P, R = len(outputs), max(len(o.prompt_ids) for o in outputs), max(max(len(o.response_ids) for o in outputs), 1)
-    b = dict(prompts=torch.full((B, P), pad_id), prompt_mask=torch.zeros(B, P), responses=torch.full((B, R), pad_id), attention_mask=torch.zeros(B, R),
-             response_mask=torch.zeros(B, R), old_log_prob=torch.zeros(B, R), token_level_rewards=torch.zeros(B, R))
+    "Pad agent-loop outputs for training on `device`: masks as the loop returned them, the reward on the last response token."
+    B, P, R, cpu = len(outputs), max(len(o.prompt_ids) for o in outputs), max(max(len(o.response_ids) for o in outputs), 1), torch.device('cpu')
+    b = dict(prompts=torch.full((B, P), pad_id, device=cpu), prompt_mask=torch.zeros(B, P, device=cpu), responses=torch.full((B, R), pad_id, device=cpu),
+             attention_mask=torch.zeros(B, R, device=cpu), response_mask=torch.zeros(B, R, device=cpu), old_log_prob=torch.zeros(B, R, device=cpu),
+             token_level_rewards=torch.zeros(B, R, device=cpu))
     for i, o in enumerate(outputs):
         p, r = o.prompt_ids, o.response_ids
-        b['prompts'][i, P - len(p):], b['prompt_mask'][i, P - len(p):] = torch.tensor(p), 1
+        b['prompts'][i, P - len(p):], b['prompt_mask'][i, P - len(p):] = torch.tensor(p, device=cpu), 1
         if not r: continue
-        b['responses'][i, :len(r)], b['attention_mask'][i, :len(r)] = torch.tensor(r), 1
-        b['response_mask'][i, :len(r)] = torch.tensor(o.response_mask, dtype=torch.float)
-        if o.response_logprobs: b['old_log_prob'][i, :len(r)] = torch.tensor(o.response_logprobs)
+        b['responses'][i, :len(r)], b['attention_mask'][i, :len(r)] = torch.tensor(r, device=cpu), 1
+        b['response_mask'][i, :len(r)] = torch.tensor(o.response_mask, dtype=torch.float, device=cpu)
+        if o.response_logprobs: b['old_log_prob'][i, :len(r)] = torch.tensor(o.response_logprobs, device=cpu)
         b['token_level_rewards'][i, len(r) - 1] = float(o.reward_score or 0.0)  # as verl's rm_scores: the last response token
+    b = {k: v.to(device) for k, v in b.items()}
     b['index'] = np.array(groups)
     return b
 
@@ -85,7 +88,7 @@ def sft_step(model, opt, # the policy and its optimiser
             ) -> float: # the loss: mean negative log-likelihood per model token, nats
     "One supervised step on the model tokens of `rollouts`."
     from vrag_nb.grpo import to_batch
-    b = to_batch(rollouts, pad_id)
+    b = to_batch(rollouts, pad_id, device=next(model.parameters()).device)
     lp, _ = response_logprobs(model, b)
     loss = -token_mean(lp, b['response_mask'])
     opt.zero_grad(); loss.backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm); opt.step()
@@ -146,15 +149,19 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
               eval_every: int = 0, # every this many GRPO steps (and after the cold start), play every question once, greedy (0: never)
               seed: int = 0, # sampling, question order and initialisation of nothing else
               log=print, # called with each metrics record
+              device: str = 'auto', # 'auto' (cuda when available), 'cpu', 'cuda', ... (`grpo.resolve_device`)
+              dtype: str = 'float32', # the policy's weights: 'float32' or 'bfloat16'
              ) -> list[dict]: # the metrics records (phase base / sft / grpo / eval)
-    "Cold start, then GRPO on a chat LM over the real agent loop (07e) on CPU; resumes from `out/checkpoint.pt`."
+    "Cold start, then GRPO on a chat LM over the real agent loop (07e) on `device`; resumes from `out/checkpoint.pt`."
+    from vrag_nb.grpo import resolve_device
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from vrag_nb.policies import smollm2_dir
     from vrag_nb.verl_ext import to_verl_parquet
     from vrag_nb.verl_agent import parquet_rows
     out, model_dir = Path(out), Path(model_dir or smollm2_dir())
     out.mkdir(parents=True, exist_ok=True)
-    tok, policy = AutoTokenizer.from_pretrained(model_dir), AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
+    dev = resolve_device(device)
+    tok, policy = AutoTokenizer.from_pretrained(model_dir), AutoModelForCausalLM.from_pretrained(model_dir, dtype=getattr(torch, dtype)).to(dev)
     params = freeze_lower(policy, trainable_layers)
     rng, server = random.Random(seed), LocalServer(policy, tok, seed=seed)
     rows = parquet_rows(to_verl_parquet(examples, out/'train.parquet'))
@@ -168,7 +175,7 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
         t0 = time.time()
         emit({'phase': 'eval', 'step': step, **_summary(_rollouts(cfg, server, tok, rows, range(len(rows)), 1, temperature=0.0)), 'seconds': round(time.time() - t0, 1)})
     if ckpt.exists():  # resume: weights, optimiser and random states as they were after the last finished step
-        st = torch.load(ckpt, weights_only=False)
+        st = torch.load(ckpt, weights_only=False, map_location='cpu')  # random states stay on the CPU; weights are copied to the device
         policy.load_state_dict(st['policy'], strict=False)
         ref = copy.deepcopy(policy).eval(); ref.load_state_dict(st['ref'], strict=False)
         opt = torch.optim.AdamW(params, lr=lr); opt.load_state_dict(st['opt'])
@@ -189,7 +196,7 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
         t0, chosen = time.time(), rng.sample(range(len(rows)), prompts)
         server.epoch = step  # the step's random draws depend on the step, not on timing (07e)
         outs = _rollouts(cfg, server, tok, rows, chosen, group)
-        batch = outputs_to_batch(outs, [rows[i]['extra_info']['uid'] for i in chosen for _ in range(group)], server.pad_id)
+        batch = outputs_to_batch(outs, [rows[i]['extra_info']['uid'] for i in chosen for _ in range(group)], server.pad_id, device=dev)
         m = grpo_update(policy, ref, opt, batch, kl_coef, clip_ratio)
         emit({'phase': 'grpo', 'step': step, **_summary(outs), **m, 'pruned': float(np.mean([o.extra_fields['reward_extra_info']['pruned'] for o in outs])),
               'seconds': round(time.time() - t0, 1)})

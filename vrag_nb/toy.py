@@ -12,7 +12,7 @@ import torch
 from torch import nn
 from .agent import VRAGAgent, to_view_frame
 from .policies import _inside
-from .grpo import Rollout, to_batch, group_advantages, policy_loss, low_var_kl, token_mean
+from .grpo import Rollout, to_batch, group_advantages, policy_loss, low_var_kl, token_mean, resolve_device
 from .rewards import ANLSJudge, score
 from fastcore.script import call_parse, Param, store_true
 
@@ -112,31 +112,32 @@ class TinyPolicy(nn.Module):
                ) -> torch.Tensor: # [batch, len, vocab] next-token logits
         "Next-token logits at every position (causal)."
         T = ids.shape[1]
-        x = self.emb(ids) + self.pos(torch.arange(T))
-        causal = torch.triu(torch.full((T, T), float('-inf')), 1)
+        x = self.emb(ids) + self.pos(torch.arange(T, device=ids.device))
+        causal = torch.triu(torch.full((T, T), float('-inf'), device=ids.device), 1)
         return self.head(self.body(x, mask=causal))
 
-_ALLOWED = torch.full((2, VOCAB), float('-inf'))
+_ALLOWED = torch.full((2, VOCAB), float('-inf'), device='cpu')
 _ALLOWED[0, ACTIONS] = 0.0; _ALLOWED[1, ARGS] = 0.0
 
 def constrained(logits: torch.Tensor, # [..., vocab]
                 slot: torch.Tensor, # [...] 0: action position, 1: argument position
                ) -> torch.Tensor: # [..., vocab] log-probabilities over the allowed tokens only
     "Log-softmax restricted to the tokens the grammar allows at each position."
-    return torch.log_softmax(logits + _ALLOWED[slot.clamp(0, 1)], -1)
+    return torch.log_softmax(logits + _ALLOWED.to(logits.device)[slot.clamp(0, 1)], -1)
 
 # %% ../nbs/07a_toy.ipynb #5fe806c0
-def _pad(seqs, pad=PAD):
+def _pad(seqs, pad=PAD, device=None):
     T = max(map(len, seqs))
-    return torch.tensor([s + [pad] * (T - len(s)) for s in seqs])
+    return torch.tensor([s + [pad] * (T - len(s)) for s in seqs], device=device)
 
 @torch.no_grad()
 def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
             examples: list[dict], # unified-format examples: one group per example
             group_size: int, # rollouts per example
-            gen: torch.Generator, # sampling randomness
+            gen: torch.Generator, # sampling randomness (a CPU generator: tokens are drawn on the CPU whatever the policy's device)
            ) -> tuple[list[Rollout], list[list[float]], list[dict]]: # rollouts, their sampling log-probs per model token, infos
-    "Roll out `group_size` episodes per example; the group id of each rollout is its example's uid."
+    "Roll out `group_size` episodes per example on the policy's device; the group id of each rollout is its example's uid."
+    dev = next(policy.parameters()).device
     runs = [dict(ex=e, ep=env.start(e['query']), ro=Rollout(prompt_tokens(e['query']), [], 0.0, e['uid']), seq=prompt_tokens(e['query']), lp=[],
                  node='root', graph=[{'id': 'root', 'type': 'root', 'parent_ids': []}], retrieved={})
             for e in examples for _ in range(group_size)]
@@ -145,11 +146,11 @@ def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
         if not live: break
         toks = []
         for slot in (0, 1):
-            ids = _pad([r['seq'] for r in live])
-            last = torch.tensor([len(r['seq']) - 1 for r in live])
-            logp = constrained(policy(ids)[torch.arange(len(live)), last], torch.full((len(live),), slot))
-            t = torch.multinomial(logp.exp(), 1, generator=gen).squeeze(1)
-            for r, tok, l in zip(live, t.tolist(), logp.gather(1, t[:, None]).squeeze(1).tolist()): r['seq'].append(tok); r['lp'].append(l)
+            ids = _pad([r['seq'] for r in live], device=dev)
+            last = torch.tensor([len(r['seq']) - 1 for r in live], device=dev)
+            logp = constrained(policy(ids)[torch.arange(len(live), device=dev), last], torch.full((len(live),), slot, device=dev))
+            t = torch.multinomial(logp.exp().cpu(), 1, generator=gen).squeeze(1)
+            for r, tok, l in zip(live, t.tolist(), logp.gather(1, t[:, None].to(dev)).squeeze(1).tolist()): r['seq'].append(tok); r['lp'].append(l)
             toks.append(t.tolist())
         for r, a, k in zip(live, *toks):
             evs = r['ep'].act(env.reply(r['ep'], a, k))
@@ -172,11 +173,11 @@ def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
 # %% ../nbs/07a_toy.ipynb #114d2959
 def _logprobs(model, rollouts, batch):
     "Per-response-token log-probs [B, R] (constrained) and entropies, recomputed by `model`."
-    prompts = [r.prompt for r in rollouts]
+    prompts, dev = [r.prompt for r in rollouts], next(model.parameters()).device
     R = batch['responses'].shape[1]
     seqs = [p + batch['responses'][i, :int(batch['attention_mask'][i].sum())].tolist() for i, p in enumerate(prompts)]
-    logits = model(_pad(seqs))
-    slot = torch.zeros(len(rollouts), R, dtype=torch.long)
+    logits = model(_pad(seqs, device=dev))
+    slot = torch.zeros(len(rollouts), R, dtype=torch.long, device='cpu')  # filled token by token, moved once
     for i, r in enumerate(rollouts):  # action / argument position of each model token
         pos = 0
         for kind, ids in r.segments:
@@ -184,10 +185,10 @@ def _logprobs(model, rollouts, batch):
                 for j in range(len(ids)):
                     if pos + j < R: slot[i, pos + j] = j % 2
             pos += len(ids)
-    idx = torch.tensor([len(p) - 1 for p in prompts])[:, None] + torch.arange(R)[None]  # the logits that predict response token t
-    lg = logits[torch.arange(len(rollouts))[:, None], idx.clamp(max=logits.shape[1] - 1)]
-    logp = constrained(lg, slot)
-    tok_lp = logp.gather(-1, batch['responses'][..., None]).squeeze(-1)
+    idx = torch.tensor([len(p) - 1 for p in prompts], device=dev)[:, None] + torch.arange(R, device=dev)[None]  # the logits that predict response token t
+    lg = logits[torch.arange(len(rollouts), device=dev)[:, None], idx.clamp(max=logits.shape[1] - 1)]
+    logp = constrained(lg, slot.to(dev))
+    tok_lp = logp.gather(-1, batch['responses'].to(dev)[..., None]).squeeze(-1)
     ent = -(logp.exp() * logp.masked_fill(~logp.isfinite(), 0)).sum(-1)
     return tok_lp, ent
 
@@ -199,12 +200,13 @@ def grpo_step(policy: TinyPolicy, ref: TinyPolicy, opt: torch.optim.Optimizer, #
               token_weights: torch.Tensor | None = None, # [B, R] extra per-token loss weights (GGPO's 1 − μ); None: all 1
               max_grad_norm: float = 1.0, # gradient clipping
              ) -> dict: # metrics: reward_mean, reward_std, kl, entropy, clipfrac, response_length, grad_norm, loss
-    "One on-policy GRPO update from a batch of rollouts (REFERENCE.md §6)."
-    batch = to_batch(rollouts)
-    mask = batch['response_mask'] * (token_weights if token_weights is not None else 1.0)
+    "One on-policy GRPO update from a batch of rollouts (REFERENCE.md §6), on the policy's device."
+    dev = next(policy.parameters()).device
+    batch = to_batch(rollouts, device=dev)
+    mask = batch['response_mask'] * (token_weights.to(dev) if token_weights is not None else 1.0)
     adv, _ = group_advantages(batch['token_level_rewards'], batch['response_mask'], batch['index'], norm_adv_by_std_in_grpo=not dr_grpo)
     old = torch.zeros_like(batch['token_level_rewards'])
-    for i, lps in enumerate(old_lp): old[i, batch['response_mask'][i] == 1] = torch.tensor(lps[:int(batch['response_mask'][i].sum())])
+    for i, lps in enumerate(old_lp): old[i, batch['response_mask'][i] == 1] = torch.tensor(lps[:int(batch['response_mask'][i].sum())], device=dev)
     lp, ent = _logprobs(policy, rollouts, batch)
     with torch.no_grad(): ref_lp, _ = _logprobs(ref, rollouts, batch)
     lp, ref_lp = lp.masked_fill(batch['response_mask'] == 0, 0), ref_lp.masked_fill(batch['response_mask'] == 0, 0)
@@ -214,7 +216,7 @@ def grpo_step(policy: TinyPolicy, ref: TinyPolicy, opt: torch.optim.Optimizer, #
     opt.zero_grad(); loss.backward()
     gnorm = torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
     opt.step()
-    rewards = torch.tensor([r.reward for r in rollouts])
+    rewards = torch.tensor([r.reward for r in rollouts], device='cpu')
     return dict(reward_mean=rewards.mean().item(), reward_std=rewards.std().item(), kl=kl.item(), entropy=token_mean(ent.detach(), batch['response_mask']).item(),
                 clipfrac=m['clipfrac'], response_length=batch['response_mask'].sum(-1).mean().item(), grad_norm=float(gnorm), loss=loss.item())
 
@@ -247,18 +249,20 @@ def train(index, examples: list[dict], # the game: an index and its questions
           out: str | Path | None = None, # folder for metrics.jsonl, metrics.png and checkpoint.pt; None: keep nothing
           ckpt_every: int = 10, # steps between checkpoints
           log=None, # called with each step's metrics dict (e.g. print)
+          device: str = 'auto', # where the policy lives: 'auto' (cuda when available), 'cpu', 'cuda', ... (`grpo.resolve_device`)
          ) -> list[dict]: # metrics of every step
     "Train a `TinyPolicy` on the toy game with GRPO; resumable from `out/checkpoint.pt`."
     if algo not in ('grpo', 'ggpo'): raise ValueError(f"unknown algo {algo!r}: 'grpo' or 'ggpo'")
     from vrag_nb.core import atomic_write
+    dev = resolve_device(device)
     torch.manual_seed(seed)
-    env, pol = ToyEnv(index, max_turns), TinyPolicy()
+    env, pol = ToyEnv(index, max_turns), TinyPolicy().to(dev)  # initialised on the CPU, then moved: the same weights on every device
     ref = copy.deepcopy(pol).requires_grad_(False)
     opt = torch.optim.Adam(pol.parameters(), lr=lr)
     gen, rnd, start, history = torch.Generator().manual_seed(seed), random.Random(seed), 0, []
     ckpt = Path(out)/'checkpoint.pt' if out else None
     if ckpt and ckpt.exists():
-        st = torch.load(ckpt, weights_only=False)
+        st = torch.load(ckpt, weights_only=False, map_location='cpu')  # random states stay CPU tensors; weights are copied to the device
         pol.load_state_dict(st['policy']); ref.load_state_dict(st['ref']); opt.load_state_dict(st['opt'])
         torch.set_rng_state(st['rng']['torch']); gen.set_state(st['rng']['gen']); rnd.setstate(st['rng']['rnd'])
         start, history = st['step'], st['history']
@@ -308,16 +312,17 @@ def vrag_train(algo: Param('grpo or ggpo', str, choices=['grpo', 'ggpo']) = 'grp
                seed: Param('random seed', int) = 0,
                steps: Param('GRPO steps (default: the length that learns)', int) = 150,
                out: Param('folder for metrics.jsonl, metrics.png and checkpoint.pt (resumes from it)', str) = None,
-               json: Param('end with a JSON summary line', store_true) = False):
+               json: Param('end with a JSON summary line', store_true) = False,
+               device: Param("'auto' (cuda when available), 'cpu' or 'cuda'", str) = 'auto'):
     "Train the tiny policy on the toy search-crop-answer game; one metrics line per step."
     import json as js
     t0 = time.time()
     idx, exs = toy_corpus()
     if out: Path(out).mkdir(parents=True, exist_ok=True)
     fmt = lambda m: ' '.join(f'{k} {v:.4g}' if isinstance(v, float) else f'{k} {v}' for k, v in m.items())
-    try: h = train(idx, exs, steps=steps, seed=seed, algo=algo, out=out, log=lambda m: print(fmt(m), flush=True))
+    try: h = train(idx, exs, steps=steps, seed=seed, algo=algo, out=out, log=lambda m: print(fmt(m), flush=True), device=device)
     except ValueError as e: raise SystemExit(f'error: {e}')
     if out: plot_metrics(h, Path(out)/'metrics.png')
     r = [m['reward_mean'] for m in h]
-    summary = dict(algo=algo, seed=seed, steps=len(h), first_reward=float(np.mean(r[:10])), last_reward=float(np.mean(r[-10:])), seconds=round(time.time() - t0, 1))
+    summary = dict(algo=algo, seed=seed, device=str(resolve_device(device)), steps=len(h), first_reward=float(np.mean(r[:10])), last_reward=float(np.mean(r[-10:])), seconds=round(time.time() - t0, 1))
     print(js.dumps(summary) if json else f"reward {summary['first_reward']:.3f} -> {summary['last_reward']:.3f} in {summary['seconds']} s")

@@ -22,7 +22,7 @@ __all__ = ['AGENT_NAME', 'LocalServer', 'VRAGAgentLoop', 'agent_loop_config', 'a
 
 # %% ../nbs/07e_verl_agent.ipynb #d4d83116
 class LocalServer:
-    "verl's rollout-server call on a CPU: a transformers causal LM generating token ids and log-probs; concurrent requests form a batch."
+    "verl's rollout-server call in this process (on the model's device): a transformers causal LM generating token ids and log-probs; concurrent requests form a batch."
     def __init__(self, model, # a transformers causal LM
                  tokenizer, # its tokenizer (pad and stop tokens come from it)
                  max_tokens: int = 256, # per request when the sampling params give none, tokens
@@ -30,6 +30,7 @@ class LocalServer:
                  stop: tuple = ('<|im_end|>',), # stop tokens besides the tokenizer's eos
                 ):
         self.model, self.tok, self.max_tokens, self.seed, self.epoch = model.eval(), tokenizer, max_tokens, seed, 0
+        self.device = next(model.parameters()).device  # prompts go where the model is; tokens are drawn on the CPU with per-row generators
         ids = [tokenizer.convert_tokens_to_ids(t) for t in stop if t in tokenizer.get_vocab()]
         self.stop_ids = ids or [tokenizer.eos_token_id]
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.stop_ids[0]
@@ -54,14 +55,14 @@ class LocalServer:
         limits = [int(r[1].get('max_tokens') or self.max_tokens) for r in reqs]
         temp, top_p, top_k = float(p.get('temperature') or 0), float(p.get('top_p') or 1.0), int(p.get('top_k') or -1)
         T = max(map(len, prompts))
-        inp = torch.tensor([[self.pad_id] * (T - len(x)) + x for x in prompts])
-        att = torch.tensor([[0] * (T - len(x)) + [1] * len(x) for x in prompts])
+        inp = torch.tensor([[self.pad_id] * (T - len(x)) + x for x in prompts], device=self.device)
+        att = torch.tensor([[0] * (T - len(x)) + [1] * len(x) for x in prompts], device=self.device)
         pos, past, gens = (att.cumsum(1) - 1).clamp(min=0), None, [torch.Generator().manual_seed(r[2]) for r in reqs]
         toks, lps, done = [[] for _ in reqs], [[] for _ in reqs], [False] * B
         with torch.no_grad():
             for _ in range(max(limits)):
                 o = self.model(input_ids=inp, attention_mask=att, position_ids=pos, past_key_values=past, use_cache=True)
-                past, logits = o.past_key_values, o.logits[:, -1].float()
+                past, logits = o.past_key_values, o.logits[:, -1].float().cpu()
                 logp, nxt = logits.log_softmax(-1), []
                 for i in range(B):
                     k = self.pad_id if done[i] else self._sample(logits[i], temp, top_p, top_k, gens[i])
@@ -70,7 +71,7 @@ class LocalServer:
                         done[i] = k in self.stop_ids or len(toks[i]) >= limits[i]
                     nxt.append(k)
                 if all(done): break
-                inp, att, pos = torch.tensor(nxt)[:, None], torch.cat([att, torch.ones(B, 1, dtype=att.dtype)], 1), pos[:, -1:] + 1
+                inp, att, pos = torch.tensor(nxt, device=self.device)[:, None], torch.cat([att, torch.ones(B, 1, dtype=att.dtype, device=self.device)], 1), pos[:, -1:] + 1
         self.batches += 1
         return [TokenOutput(token_ids=t, log_probs=l, stop_reason='completed') for t, l in zip(toks, lps)]
 

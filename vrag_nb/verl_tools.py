@@ -15,21 +15,10 @@ from .agent import Action, Episode, VRAGAgent, View, PROMPT, parse_bbox
 from .policies import _inside
 
 # %% auto #0
-__all__ = ['view_text', 'VRAGTool', 'SearchTool', 'CropTool', 'tool_config']
+__all__ = ['VRAGTool', 'SearchTool', 'CropTool', 'tool_config']
 
 # %% ../nbs/07d_verl_tools.ipynb #6af23ea7
-def view_text(view: View, # the image the model would see
-              page=None, # its `Page` (for text blocks); None: only the caption
-              max_chars: int = 600, # budget for the text, characters
-             ) -> str:
-    "A text rendering of a view for text-only policies: a caption, then the page's text blocks inside the view's region."
-    x0, y0, x1, y1 = view.region
-    whole = page is not None and (x0, y0) == (0, 0) and (x1, y1) == (page.width, page.height)
-    head = f"[{'page' if whole or page is None else 'zoomed region of page'} {view.page} of {view.doc}]"
-    if page is None: return head
-    inside = [b for b in page.blocks if _inside(b, view.region)]  # the same block-in-region test as the offline policy
-    body = ' '.join(' '.join(b[4].split()) for b in inside) if page.blocks else ' '.join(page.text.split())
-    return f'{head}\n{body[:max_chars]}'
+from .rollout import view_text  # lives with the rollouts (07g_rollout), which need no verl; kept importable from here
 
 # %% ../nbs/07d_verl_tools.ipynb #3bc5005d
 @functools.lru_cache(maxsize=8)
