@@ -81,7 +81,7 @@ for mode in a.modes.split(','):
     lora = {'r': a.lora_r, 'lora_alpha': 2 * a.lora_r} if mode == 'lora' else None
     h = train_policy(tempfile.mkdtemp(), idx, examples, model, tok, ip, steps=a.steps, prompts=a.prompts, group=a.group, lr=1e-6,
                      micro_batch=a.micro_batch, lora=lora, gradient_checkpointing=not a.tiny, max_turns=a.max_turns, turn_tokens=a.turn_tokens,
-                     response_length=a.response_length, log=lambda r: print(json.dumps(r), file=sys.stderr, flush=True), **pix)
+                     response_length=a.response_length, ckpt_every=a.steps, log=lambda r: print(json.dumps(r), file=sys.stderr, flush=True), **pix)
     g = [r for r in h if r['phase'] == 'grpo']
     timed = g[1:] or g  # the first step pays for warm-up
     med = lambda k: round(statistics.median(r[k] for r in timed), 3)

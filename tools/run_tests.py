@@ -33,9 +33,12 @@ if r.returncode: problems.append('README.md is out of sync with nbs/index.ipynb 
 print(f"README in sync: {'FAILED' if r.returncode else 'ok'}", flush=True)
 
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
+# Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or their
+# thread pools fight over the cores (07g_rollout + 07h_trainer side by side: 132 s with the default threads, 59 s with one).
+env = {**os.environ, 'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '1')}
 def run(nb):
     t = time.time()
-    r = subprocess.run([str(bin_/'nbdev_test'), '--path', str(nb), *sys.argv[1:]], capture_output=True, text=True)
+    r = subprocess.run([str(bin_/'nbdev_test'), '--path', str(nb), *sys.argv[1:]], capture_output=True, text=True, env=env)
     return nb.name, r.returncode, time.time() - t, (r.stdout + r.stderr)[-6000:]
 
 passed = failed = 0

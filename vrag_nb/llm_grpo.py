@@ -12,7 +12,6 @@ from .core import atomic_write, read_jsonl
 from .agent import View, VRAGAgent
 from .grpo import Rollout, group_advantages, policy_loss, low_var_kl, token_mean, entropy, rollout_from_messages
 from .rollout import view_text
-from .verl_agent import LocalServer, local_trainer_config, play
 
 # %% auto #0
 __all__ = ['outputs_to_batch', 'response_logprobs', 'text_messages', 'demonstrations', 'sft_step', 'grpo_update', 'freeze_lower',
@@ -126,6 +125,7 @@ def freeze_lower(model, # a transformers causal LM with `model.layers`
 def _trained(model) -> dict: return {k: v.detach().clone() for k, v in model.named_parameters() if v.requires_grad}
 
 def _rollouts(cfg, server, tok, rows, chosen, group, **sampling):
+    from vrag_nb.verl_agent import play  # verl's agent loop, imported when a run starts: the module itself imports without verl
     async def go(): return await asyncio.gather(*[play(cfg, server, tok, rows[i], logprobs=True, **sampling) for i in chosen for _ in range(group)])
     return asyncio.run(go())
 
@@ -157,7 +157,7 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from vrag_nb.policies import smollm2_dir
     from vrag_nb.verl_ext import to_verl_parquet
-    from vrag_nb.verl_agent import parquet_rows
+    from vrag_nb.verl_agent import parquet_rows, LocalServer, local_trainer_config
     out, model_dir = Path(out), Path(model_dir or smollm2_dir())
     out.mkdir(parents=True, exist_ok=True)
     dev = resolve_device(device)

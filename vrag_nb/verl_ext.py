@@ -11,7 +11,7 @@ from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY, register_adv_est
 from .grpo import group_advantages
 
 # %% auto #0
-__all__ = ['compute_ggpo_outcome_advantage', 'register', 'ggpo_response_mask', 'verl_overrides', 'launch_script',
+__all__ = ['PRESETS', 'compute_ggpo_outcome_advantage', 'register', 'ggpo_response_mask', 'verl_overrides', 'launch_script',
            'to_verl_parquet']
 
 # %% ../nbs/07c_verl.ipynb #b60bfb3b
@@ -45,15 +45,30 @@ def ggpo_response_mask(response_mask: torch.Tensor, # [response_len] 0/1 for one
     return out
 
 # %% ../nbs/07c_verl.ipynb #e55b3c5d
+_A, _R, _M = 'actor_rollout_ref.actor', 'actor_rollout_ref.rollout', 'actor_rollout_ref.model'
+PRESETS = {
+    'vrag_rl': {},  # the reference settings below, unchanged
+    'one_gpu_lora': {  # one GPU: LoRA r 64 on the language model (the vision tower excluded and frozen), vLLM sharing the GPU
+        'trainer.n_gpus_per_node': 1, f'{_M}.lora_rank': 64, f'{_M}.lora_alpha': 128, f'{_M}.target_modules': 'all-linear',
+        f'{_M}.exclude_modules': "'.*visual.*'", f'{_M}.enable_gradient_checkpointing': True, f'{_A}.optim.lr': 1e-5,
+        'data.train_batch_size': 8, f'{_A}.ppo_mini_batch_size': 8, f'{_A}.ppo_micro_batch_size_per_gpu': 2,
+        f'{_R}.log_prob_micro_batch_size_per_gpu': 4, 'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu': 4,
+        f'{_R}.tensor_model_parallel_size': 1, f'{_R}.gpu_memory_utilization': 0.4, f'{_R}.n': 4,
+        f'{_R}.load_format': 'safetensors', f'{_R}.layered_summon': True},
+}
+
 def verl_overrides(model: str = 'Qwen/Qwen2.5-VL-7B-Instruct', # hub id or local path of the policy
                    train_files: str = 'data/verl/train.parquet', val_files: str = 'data/verl/val.parquet', # verl RLHF parquet files
                    algo: str = 'grpo', # 'grpo' or 'ggpo'
-                   n_gpus: int = 8, nnodes: int = 1, # GPUs per node, nodes
+                   n_gpus: int | None = None, nnodes: int = 1, # GPUs per node (None: the preset's, 8 or 1), nodes
+                   preset: str = 'vrag_rl', # 'vrag_rl' (REFERENCE.md §6, full fine-tuning) or 'one_gpu_lora' (`PRESETS`)
                    **extra, # more overrides, key=value (dots as '__': actor_rollout_ref__rollout__n=8)
                   ) -> list[str]: # Hydra overrides for verl.trainer.main_ppo
-    "Overrides for verl's PPO trainer with the VRAG-RL settings (REFERENCE.md §6), our reward and estimator."
+    "Overrides for verl's PPO trainer with the VRAG-RL settings (REFERENCE.md §6) or a preset, our reward and estimator; raises `ValueError` on an unknown algo or preset."
     import vrag_nb.rewards as rewards
     if algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {algo!r}")
+    if preset not in PRESETS: raise ValueError(f'unknown preset {preset!r}: one of {sorted(PRESETS)}')
+    n_gpus = n_gpus or PRESETS[preset].get('trainer.n_gpus_per_node', 8)
     a, r = 'actor_rollout_ref.actor', 'actor_rollout_ref.rollout'
     o = {'algorithm.adv_estimator': algo, 'algorithm.use_kl_in_reward': False, 'data.train_files': train_files, 'data.val_files': val_files,
          'data.train_batch_size': 32, 'data.max_prompt_length': 8192, 'data.max_response_length': 2048, 'data.image_key': 'images',
@@ -63,6 +78,7 @@ def verl_overrides(model: str = 'Qwen/Qwen2.5-VL-7B-Instruct', # hub id or local
          f'{r}.multi_turn.enable': True, f'{r}.multi_turn.max_assistant_turns': 4, f'{r}.val_kwargs.temperature': 0,
          'reward.custom_reward_function.path': rewards.__file__, 'reward.custom_reward_function.name': 'compute_score',
          'trainer.n_gpus_per_node': n_gpus, 'trainer.nnodes': nnodes, 'trainer.project_name': 'vrag_nb', 'trainer.experiment_name': f'vrag-{algo}'}
+    o.update({k: v for k, v in PRESETS[preset].items() if k != 'trainer.n_gpus_per_node'})
     o.update({k.replace('__', '.'): v for k, v in extra.items()})
     return [f'{k}={v}' for k, v in o.items()] + ['+ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=vrag_nb.verl_ext.register']
 
