@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 from PIL import Image
-from .core import Page, MIN_PIXELS, MAX_PIXELS, fit_to_budget, atomic_write
+from .core import Page, MIN_PIXELS, MAX_PIXELS, MAX_QUERY_CHARS, fit_to_budget, atomic_write, model_text
 
 # %% auto #0
 __all__ = ['PROMPT', 'INVALID', 'FINAL', 'Action', 'parse_bbox', 'parse_action', 'View', 'page_view', 'map_bbox', 'crop_view',
@@ -184,9 +184,10 @@ class Episode:
 
     def observe(self, act: Action, # a parsed search or bbox action
                ) -> list[dict]: # its events (search + search_image, or crop), without step numbers
-        "Carry out a search or bbox action: add the image it yields to the conversation; raises `ValueError` when it cannot be done (nothing left to see, no image to crop, cropping off, box outside the image)."
+        "Carry out a search or bbox action: add the image it yields to the conversation; raises `ValueError` when it cannot be done (a query over `MAX_QUERY_CHARS`, nothing left to see, no image to crop, cropping off, box outside the image)."
         a = self.agent
         if act.kind == 'search':
+            if len(act.content) > MAX_QUERY_CHARS: raise ValueError(f'the search query has {len(act.content):,} characters; the limit is {MAX_QUERY_CHARS:,}')
             hits = a.search(act.content, top_k=len(self.seen) + 1)
             hit = next((h for h in hits if h.page.pid not in self.seen), None)
             if hit is None: raise ValueError(f'no page left that you have not seen for {act.content!r}: search something else or answer')
@@ -208,7 +209,7 @@ class Episode:
            ) -> list[dict]: # this step's events (think / search / search_image / crop / invalid / answer / max_steps)
         "Take one model reply: parse it, search or crop, and return the step's events; raises `RuntimeError` once the episode is done."
         if self.done: raise RuntimeError('the episode is over: start a new one')
-        step, out = self.step, []
+        step, out, reply = self.step, [], model_text(reply)  # what UTF-8 cannot carry becomes U+FFFD (00_core): the trajectory always saves
         self.messages.append({'role': 'assistant', 'content': reply})
         act = parse_action(reply)
         if act.think: out.append(self._emit({'event': 'think', 'step': step, 'text': act.think}))
@@ -249,8 +250,8 @@ def _stream_reply(policy, messages, step):
     gen = policy.stream(messages)
     while True:
         try: d = next(gen)
-        except StopIteration as stop: return stop.value
-        yield {'event': 'delta', 'step': step, **d}
+        except StopIteration as stop: return model_text(stop.value)
+        yield {'event': 'delta', 'step': step, **{k: model_text(v) for k, v in d.items()}}
 
 class VRAGAgent:
     "The VRAG search–crop–answer loop: a policy acts, the agent searches, crops and keeps the trajectory."

@@ -10,8 +10,9 @@ from pathlib import Path
 from PIL import Image
 
 # %% auto #0
-__all__ = ['PATCH', 'MIN_PIXELS', 'MAX_PIXELS', 'Page', 'page_name', 'Hit', 'fit_to_budget', 'resize_to_budget', 'to_data_url',
-           'from_data_url', 'atomic_write', 'read_jsonl', 'write_jsonl', 'cache_dir']
+__all__ = ['PATCH', 'MIN_PIXELS', 'MAX_PIXELS', 'MAX_QUERY_CHARS', 'Page', 'page_name', 'Hit', 'fit_to_budget',
+           'resize_to_budget', 'to_data_url', 'from_data_url', 'atomic_write', 'read_jsonl', 'write_jsonl',
+           'model_text', 'cache_dir']
 
 # %% ../nbs/00_core.ipynb #d9411469
 @dataclass
@@ -158,6 +159,18 @@ def write_jsonl(path: str | Path, # destination file
                ) -> Path:
     "Write `rows` as JSON lines, atomically."
     return atomic_write(path, ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows))
+
+# %% ../nbs/00_core.ipynb #ea512e17
+MAX_QUERY_CHARS = 2000  # the longest search query, characters: the search server refuses longer ones (03a), the agents treat them as invalid actions
+
+def model_text(text, # a model's reply or a piece of it; lists and dicts (tool-call arguments decoded from JSON) are cleaned inside; anything else is returned as it is
+              ): # the same kind of value
+    "The text with what UTF-8 cannot carry (lone surrogates) replaced by U+FFFD, each such code point by one; the rest unchanged."
+    if isinstance(text, dict): return {model_text(k): model_text(v) for k, v in text.items()}
+    if isinstance(text, (list, tuple)): return type(text)(model_text(v) for v in text)
+    if not isinstance(text, str): return text
+    try: text.encode('utf-8'); return text
+    except UnicodeEncodeError: return ''.join('\ufffd' if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
 
 # %% ../nbs/00_core.ipynb #5912f679
 def cache_dir(*parts: str, # sub-directories to create under the cache dir

@@ -8,6 +8,7 @@ import hashlib, json, re, sqlite3, sys, threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from tqdm.auto import tqdm
+from .core import model_text
 
 # %% auto #0
 __all__ = ['JUDGE_PROMPT', 'JudgeError', 'parse_judge', 'VerdictCache', 'LLMJudge']
@@ -92,7 +93,7 @@ class LLMJudge:
             try: r = self.client.chat.completions.create(model=self.model, messages=[{'role': 'user', 'content': prompt}], temperature=0, max_tokens=self.max_tokens)
             except openai.OpenAIError as e:
                 raise JudgeError(f'judge {self.model!r} at {self.base_url} failed after {self.max_retries} retries: {type(e).__name__}: {e}') from e
-            replies.append(r.choices[0].message.content or '')
+            replies.append(model_text(r.choices[0].message.content or ''))  # the cache (SQLite) cannot store what UTF-8 cannot carry
             if (v := parse_judge(replies[-1])) is not None:
                 if self.cache is not None: self.cache.put(key, v, replies[-1])
                 return v

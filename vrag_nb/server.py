@@ -12,14 +12,14 @@ from fastapi import FastAPI, HTTPException, Query
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 import vrag_nb
-from .core import Page, Hit, cache_dir
+from .core import Page, Hit, cache_dir, MAX_QUERY_CHARS
 from .index import PageIndex
 
 # %% auto #0
 __all__ = ['Query_', 'SearchRequest', 'Batcher', 'create_app', 'SearchClient']
 
 # %% ../nbs/03a_server.ipynb #44f4181d
-Query_ = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+Query_ = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
 
 class SearchRequest(BaseModel):
     "Body of `POST /search` (REFERENCE.md §2); unknown fields (e.g. the reference's `search_corpus`) are ignored."

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json, math, re
 from pathlib import Path
 from typing import Callable, Iterator
-from .core import Page, fit_to_budget
+from .core import Page, fit_to_budget, model_text, MAX_QUERY_CHARS
 from .agent import View, page_view, _stream_reply
 from .video import frame_file, video_info
 from .memgraph import MemoryGraph, MemoryItem, GraphError, select_visual_memory, VIDEO_MAX
@@ -116,6 +116,7 @@ class VimRAGAgent:
         a, name = call['arguments'], call['name']
         if name == 'add_search_node':
             if pending: raise GraphError(f"memorize the results of {pending['node_id']!r} first")
+            if isinstance(a.get('query'), str) and len(a['query']) > MAX_QUERY_CHARS: raise ValueError(f"the search query has {len(a['query']):,} characters; the limit is {MAX_QUERY_CHARS:,}")
             graph.add_search(a.get('id'), a.get('parent_ids'), a.get('query'))
             hits = [h for h in self.search(a['query'], top_k=self.top_k + len(seen)) if h.page.pid not in seen][:self.top_k]
             seen.update(h.page.pid for h in hits)
@@ -162,7 +163,9 @@ class VimRAGAgent:
                 else: reply = self.policy(msgs)
             except Exception as e:
                 yield emit({'event': 'error', 'step': step, 'error': f'policy failed: {type(e).__name__}: {e}'}); break
+            reply = model_text(reply)  # what UTF-8 cannot carry becomes U+FFFD (00_core): the trajectory always saves
             think, content, calls, errors = parse_tool_calls(reply)
+            calls = model_text(calls)  # JSON escapes in the arguments ("\\ud800") decode to what UTF-8 cannot carry
             if think: yield emit({'event': 'think', 'step': step, 'text': think})
             if content: yield emit({'event': 'content', 'step': step, 'text': content})
             if len(calls) > 1: errors.append(f'{len(calls)} tool calls in one turn: only the first was carried out')
