@@ -89,7 +89,8 @@ for mode in a.modes.split(','):
                       tokens_per_second=med('tokens_per_second'), generated_tokens=med('generated_tokens'),
                       peak_gib=round(torch.cuda.max_memory_allocated() / 2**30, 2) if dev.type == 'cuda' else None,
                       trainable_params=g[-1]['trainable_params'], verl_loaded='verl' in sys.modules, steps=g)
-    del model; torch.cuda.empty_cache() if dev.type == 'cuda' else None
+    del model
+    if dev.type == "cuda": torch.cuda.empty_cache()
 res = dict(model=a.model or a.arch or 'tiny-qwen2.5-vl', device=str(dev), dtype=str(dtype), prompts=a.prompts, group=a.group, max_turns=a.max_turns,
            turn_tokens=a.turn_tokens, lora_r=a.lora_r, runs=runs)
 if a.out: Path(a.out).write_text(json.dumps(res, indent=1))

@@ -8,7 +8,8 @@ import torch
 from .grpo import Rollout
 
 # %% auto #0
-__all__ = ['answer_path', 'valuable_retrievals', 'prune_mask', 'token_weights', 'vimrag_turns', 'vrag_turns']
+__all__ = ['answer_path', 'valuable_retrievals', 'prune_mask', 'token_weights', 'ggpo_response_mask', 'vimrag_turns',
+           'vrag_turns']
 
 # %% ../nbs/07b_ggpo.ipynb #f52ffbec
 def answer_path(graph: list[dict], # the memory graph in list-of-nodes form (root first, answer last)
@@ -50,6 +51,17 @@ def token_weights(rollouts: list[Rollout], # with `nodes` per segment
         for k, m in zip(model_segs, mu):
             if m: w[i][batch['segment_ids'][i] == k] = 0.0
     return w
+
+# %% ../nbs/07b_ggpo.ipynb #2339376b
+def ggpo_response_mask(response_mask: torch.Tensor, # [response_len] 0/1 for one rollout (verl's agent-loop output, or a `TokenRollout`'s loss mask)
+                       segment_ids: torch.Tensor, # [response_len] the model turn each token belongs to (-1: tool or padding)
+                       mu: list[int], # the prune mask per model turn (`ggpo.prune_mask`)
+                      ) -> torch.Tensor: # the response mask with pruned turns zeroed
+    "Zero the tokens of pruned turns in one rollout's response mask (REFERENCE.md §6: pruned segments get no gradient)."
+    out = response_mask.clone()
+    for k, m in enumerate(mu):
+        if m: out[segment_ids == k] = 0
+    return out
 
 # %% ../nbs/07b_ggpo.ipynb #6aee1834
 def vimrag_turns(trajectory: dict, # from `VimRAGAgent.run`

@@ -11,6 +11,7 @@ import torch
 from .core import MIN_PIXELS, MAX_PIXELS, atomic_write, read_jsonl
 from .agent import VRAGAgent
 from .grpo import group_advantages, policy_loss, low_var_kl, token_mean, resolve_device
+from .ggpo import ggpo_response_mask
 from .rollout import ChatCodec, TokenRollout, play_group, collate, sequence_logprobs
 
 # %% auto #0
@@ -18,7 +19,7 @@ __all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'grpo_update
            'plot_policy_metrics']
 
 # %% ../nbs/07h_trainer.ipynb #45c41004
-PROJ = ('q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj')
+PROJ = ('q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj')  # Linear-layer names of the attention and MLP projections (Qwen, Llama, SmolLM2)
 
 def lora_targets(model, # a transformers LM or VLM
                 ) -> list[str]: # full module names
@@ -62,13 +63,9 @@ def _advantages(rows, dr_grpo=False) -> torch.Tensor:
     adv, _ = group_advantages(r, torch.ones_like(r), np.array([x.group for x in rows]), norm_adv_by_std_in_grpo=not dr_grpo)
     return adv[:, 0]
 
-def _loss_mask(b, rows) -> torch.Tensor:
-    "The loss mask with GGPO's pruned turns zeroed (REFERENCE §6: pruned segments get no gradient)."
-    m = b['loss_mask'].clone()
-    for i, r in enumerate(rows):
-        for t, mu in enumerate(r.pruned):
-            if mu: m[i][b['turns'][i] == t] = 0.0
-    return m
+def _loss_mask(r: TokenRollout) -> torch.Tensor:
+    "A rollout's loss mask [T] (CPU) with GGPO's pruned turns zeroed (`ggpo.ggpo_response_mask`)."
+    return ggpo_response_mask(torch.tensor(r.mask, dtype=torch.float, device='cpu'), torch.tensor(r.turns, device='cpu'), r.pruned)
 
 def _ref_logprobs(model, ref, b, codec):
     "Reference log-probs: a frozen copy's, or the LoRA model's with its adapter disabled; None without either."
@@ -92,13 +89,14 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
     p = next(model.parameters()); dev, dt = p.device, p.dtype
     adv = _advantages(rows, dr_grpo)
     mbs = [list(range(i, min(i + micro_batch, len(rows)))) for i in range(0, len(rows), micro_batch)]
-    masks = [_loss_mask(collate([rows[i] for i in mb], codec, 'cpu'), [rows[i] for i in mb]) for mb in mbs]
+    masks = [_loss_mask(r) for r in rows]
     n = max(sum(float(m.sum()) for m in masks), 1.0)
     s, t_ref, t_upd = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0
     model.train(); opt.zero_grad()
-    for mb, mask in zip(mbs, masks):
-        if mask.sum() == 0: continue
-        b, mask = collate([rows[i] for i in mb], codec, dev, dt), mask.to(dev)
+    for mb in mbs:
+        if sum(float(masks[i].sum()) for i in mb) == 0: continue
+        b = collate([rows[i] for i in mb], codec, dev, dt)
+        mask = torch.stack([torch.nn.functional.pad(masks[i], (0, b['input_ids'].shape[1] - len(masks[i]))) for i in mb]).to(dev)
         w, t0 = float(mask.sum()) / n, time.perf_counter()
         ref_lp = _ref_logprobs(model, ref, b, codec) if kl_coef else None
         t1 = time.perf_counter(); t_ref += t1 - t0

@@ -12,8 +12,7 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutp
 from verl.workers.rollout.replica import TokenOutput
 from .core import MIN_PIXELS, MAX_PIXELS, atomic_write
 from .agent import Episode, View
-from .ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask
-from .verl_ext import ggpo_response_mask
+from .ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask, ggpo_response_mask
 from .verl_tools import SearchTool, CropTool
 
 # %% auto #0

@@ -9,10 +9,10 @@ import numpy as np
 import torch
 from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY, register_adv_est, get_adv_estimator_fn
 from .grpo import group_advantages
+from .ggpo import ggpo_response_mask  # defined with GGPO (07b), which needs no verl
 
 # %% auto #0
-__all__ = ['PRESETS', 'compute_ggpo_outcome_advantage', 'register', 'ggpo_response_mask', 'verl_overrides', 'launch_script',
-           'to_verl_parquet']
+__all__ = ['PRESETS', 'compute_ggpo_outcome_advantage', 'register', 'verl_overrides', 'launch_script', 'to_verl_parquet']
 
 # %% ../nbs/07c_verl.ipynb #b60bfb3b
 def compute_ggpo_outcome_advantage(token_level_rewards: torch.Tensor, # [batch, response_len] reward on the last response token
@@ -34,15 +34,6 @@ def register():
 
 register()
 
-def ggpo_response_mask(response_mask: torch.Tensor, # [response_len] 0/1 for one rollout (verl's agent-loop output)
-                       segment_ids: torch.Tensor, # [response_len] the model turn each token belongs to (-1: tool or padding)
-                       mu: list[int], # the prune mask per model turn (`ggpo.prune_mask`)
-                      ) -> torch.Tensor: # the response mask with pruned turns zeroed
-    "Zero the tokens of pruned turns in one rollout's response mask."
-    out = response_mask.clone()
-    for k, m in enumerate(mu):
-        if m: out[segment_ids == k] = 0
-    return out
 
 # %% ../nbs/07c_verl.ipynb #e55b3c5d
 _A, _R, _M = 'actor_rollout_ref.actor', 'actor_rollout_ref.rollout', 'actor_rollout_ref.model'
