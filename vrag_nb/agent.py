@@ -5,16 +5,17 @@
 # %% ../nbs/04_agent.ipynb #1fe563bc
 from __future__ import annotations
 import json, math, re
+from itertools import groupby
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 from PIL import Image
-from .core import Page, MIN_PIXELS, MAX_PIXELS, MAX_QUERY_CHARS, fit_to_budget, atomic_write, model_text
+from .core import Page, MIN_PIXELS, MAX_PIXELS, MAX_QUERY_CHARS, CHARS_PER_TOKEN, fit_to_budget, atomic_write, model_text, cut_reply, Reply
 
 # %% auto #0
 __all__ = ['PROMPT', 'INVALID', 'FINAL', 'Action', 'parse_bbox', 'parse_action', 'View', 'page_view', 'map_bbox', 'crop_view',
-           'to_view_frame', 'describe_event', 'save_trajectory', 'load_trajectory', 'Episode', 'VRAGAgent',
-           'ReplayPolicy', 'replay']
+           'to_view_frame', 'describe_event', 'save_trajectory', 'load_trajectory', 'Episode', 'stream_reply',
+           'take_reply', 'StopRun', 'stopped_by', 'VRAGAgent', 'ReplayPolicy', 'replay']
 
 # %% ../nbs/04_agent.ipynb #1d39e42d
 @dataclass
@@ -144,6 +145,7 @@ def describe_event(e: dict, # an agent event (VRAG or VimRAG)
     elif k == 'answer':
         text = repr(e['text'] if 'text' in e else e['content']) + (f"  [cites {e['doc']} p.{e['page']}]" if e.get('doc') else '')
     elif k in ('invalid', 'error'): text = e['error']
+    elif k == 'cut': text = e['reason']
     elif k in ('think', 'content'): text = ' '.join(e['text'].split())
     elif k == 'max_steps': return f"stopped after {e['steps']} steps without an answer"
     else: return None
@@ -170,7 +172,7 @@ class Episode:
                 ):
         self.agent, self.question = agent, question
         self.messages = [{'role': 'user', 'content': [{'type': 'text', 'text': agent.prompt.format(question=question)}]}]
-        self.events, self.views, self.seen, self.answer, self.step, self.done = [], [], [], None, 0, False
+        self.events, self.views, self.seen, self.answer, self.step, self.done, self.error = [], [], [], None, 0, False, None
 
     def next_messages(self) -> list[dict]:
         "The conversation the policy answers next; on the last step it ends with the request for a final answer."
@@ -206,10 +208,12 @@ class Episode:
 
     def act(self, reply: str, # the policy's reply to `next_messages()`
             observe: Callable | None = None, # carries out a search/bbox `Action` like `observe` (default); the verl tools (07d) pass theirs
-           ) -> list[dict]: # this step's events (think / search / search_image / crop / invalid / answer / max_steps)
-        "Take one model reply: parse it, search or crop, and return the step's events; raises `RuntimeError` once the episode is done."
+           ) -> list[dict]: # this step's events (cut / think / search / search_image / crop / invalid / answer / max_steps)
+        "Take one model reply: bound it, parse it, search or crop, and return the step's events; raises `RuntimeError` once the episode is done."
         if self.done: raise RuntimeError('the episode is over: start a new one')
-        step, out, reply = self.step, [], model_text(reply)  # what UTF-8 cannot carry becomes U+FFFD (00_core): the trajectory always saves
+        step, out = self.step, []
+        reply, why = take_reply(reply, self.agent.max_reply_tokens)
+        if why: out.append(self._emit({'event': 'cut', 'step': step, 'reason': why}))
         self.messages.append({'role': 'assistant', 'content': reply})
         act = parse_action(reply)
         if act.think: out.append(self._emit({'event': 'think', 'step': step, 'text': act.think}))
@@ -232,26 +236,60 @@ class Episode:
 
     def fail(self, error: str, # what went wrong, for the `error` event
             ) -> dict:
-        "End the episode with an `error` event (e.g. the policy's endpoint is down); returns the event."
-        self.done = True
+        "End the episode unfinished with an `error` event (the policy's endpoint is down, Ctrl-C); returns the event."
+        self.done, self.error = True, error
         return self._emit({'event': 'error', 'step': self.step, 'error': error})
 
     def trajectory(self) -> dict:
-        "The episode as plain JSON: question, answer, pages retrieved, steps, crop regions, events and messages."
+        "The episode as plain JSON: question, answer, whether it finished (and if not, why), pages retrieved, steps, crop regions, events, messages."
         a = self.agent
-        return dict(question=self.question, answer=self.answer, retrieved=list(self.seen),
-                    config=dict(max_steps=a.max_steps, pad=a.pad, min_pixels=a.min_pixels, max_pixels=a.max_pixels, allow_crop=a.allow_crop),
+        return dict(question=self.question, answer=self.answer, finished=self.done and self.error is None, error=self.error, retrieved=list(self.seen),
+                    config=dict(max_steps=a.max_steps, pad=a.pad, min_pixels=a.min_pixels, max_pixels=a.max_pixels, allow_crop=a.allow_crop,
+                                max_reply_tokens=a.max_reply_tokens),
                     steps=sum(m['role'] == 'assistant' for m in self.messages),
                     crops=[e['region'] for e in self.events if e['event'] == 'crop'], events=self.events, messages=self.messages)
 
 # %% ../nbs/04_agent.ipynb #7c38138a
-def _stream_reply(policy, messages, step):
-    "Yield a streaming policy's deltas as `delta` events; return the whole reply."
-    gen = policy.stream(messages)
+def stream_reply(policy, # has `.stream(messages)`: a generator of {'kind': 'think' | 'content', 'text'} deltas returning the whole reply
+                 messages: list[dict], # the conversation it answers
+                 step: int, # the step number the `delta` events carry
+                 max_chars: int | None = None, # stop reading once the deltas hold more characters than this; None: read to the end
+                ): # a generator of `delta` events, returning the reply text
+    "Yield a streaming policy's deltas as `delta` events; return the whole reply, or past `max_chars` the text so far as a `Reply` whose `finish_reason` is 'budget' (the stream closed)."
+    gen, parts, n = policy.stream(messages), [], 0
     while True:
         try: d = next(gen)
         except StopIteration as stop: return model_text(stop.value)
-        yield {'event': 'delta', 'step': step, **{k: model_text(v) for k, v in d.items()}}
+        d = {k: model_text(v) for k, v in d.items()}
+        yield {'event': 'delta', 'step': step, **d}
+        parts.append(d); n += len(d.get('text') or '')
+        if max_chars is not None and n > max_chars:  # an endless or runaway stream: stop reading, the agent cuts the rest
+            gen.close()
+            return Reply(''.join(f'<think>{t}</think>' if k == 'think' else t for k, t in
+                           ((k, ''.join(p.get('text') or '' for p in g)) for k, g in groupby(parts, key=lambda p: p.get('kind')))), 'budget')
+
+def take_reply(reply, # what the policy returned: text (maybe a 04a `Reply` that knows its `finish_reason`), or anything else
+               max_reply_tokens: int | None, # the turn's token budget (`core.cut_reply`)
+              ) -> tuple: # (the reply, storable and bounded; why it was cut, or None)
+    "A reply as the agents keep it: what UTF-8 cannot carry replaced (`core.model_text`), cut to its turn's budget, with the reason when cut."
+    ended = getattr(reply, 'finish_reason', None)
+    reply = model_text(reply)
+    reply, why = cut_reply(reply, max_reply_tokens) if isinstance(reply, str) else (reply, None)
+    if why and ended == 'budget': why = (f'the stream passed {len(reply):,} characters, more than a {max_reply_tokens:,}-token turn holds '
+                                         f'({CHARS_PER_TOKEN} characters a token): it was closed, and the first {len(reply):,} kept')
+    if why is None and ended == 'length': why = 'the endpoint stopped the reply at its token limit (finish_reason "length")'
+    return reply, why
+
+class StopRun(Exception):
+    "Raised by a policy to end the run early on purpose (how `vrag_eval` stops the questions in flight on Ctrl-C): the run ends unfinished, the message its reason."
+
+def stopped_by(e: BaseException, # what ended a run early
+              ) -> str: # the reason, as the trajectory's `error` records it
+    "Why a run stopped before it finished: Ctrl-C, the caller closing it, a policy's `StopRun`, or an exception."
+    if isinstance(e, StopRun): return str(e)
+    if isinstance(e, KeyboardInterrupt): return 'interrupted (Ctrl-C)'
+    if isinstance(e, GeneratorExit): return 'stopped by the caller before it finished'
+    return f'{type(e).__name__}: {e}'
 
 class VRAGAgent:
     "The VRAG search–crop–answer loop: a policy acts, the agent searches, crops and keeps the trajectory."
@@ -264,12 +302,14 @@ class VRAGAgent:
                  prompt: str = PROMPT, # first user turn; `{question}` is filled in
                  stream: bool = False, # pass a streaming policy's deltas on as `delta` events
                  allow_crop: bool = True, # False: a bbox action is invalid and the default prompt does not offer it (the no-crop baseline)
+                 max_reply_tokens: int | None = None, # a turn's token budget: longer replies are cut (`core.cut_reply`); None: the policy's `max_tokens`, else 1024, and no limit without a policy (trainers, widgets)
                 ):
         if max_steps < 1: raise ValueError(f'max_steps must be at least 1, got {max_steps}')
         self.search = search.search if hasattr(search, 'search') else search
         if not allow_crop and prompt == PROMPT: prompt = '\n'.join(l for l in PROMPT.split('\n') if '<bbox>' not in l)
         self.policy, self.max_steps, self.pad, self.prompt, self.stream, self.allow_crop = policy, max_steps, pad, prompt, stream, allow_crop
         self.min_pixels, self.max_pixels = min_pixels, max_pixels
+        self.max_reply_tokens = max_reply_tokens if max_reply_tokens is not None else None if policy is None else getattr(policy, 'max_tokens', None) or 1024
 
     def start(self, question: str, # the user's question
              ) -> Episode:
@@ -278,16 +318,21 @@ class VRAGAgent:
 
     def run(self, question: str, # the user's question
            ) -> Iterator[dict]: # events; the last is {'event': 'done', 'trajectory': {...}}
-        "Answer `question`, yielding think / search / search_image / crop / invalid / answer / error / max_steps events."
-        ep = self.start(question)
-        while not ep.done:
-            messages = ep.next_messages()
-            try:
-                if self.stream and hasattr(self.policy, 'stream'): reply = yield from _stream_reply(self.policy, messages, ep.step)
-                else: reply = self.policy(messages)
-            except Exception as e:
-                yield ep.fail(f'policy failed: {type(e).__name__}: {e}'); break
-            yield from ep.act(reply)
+        "Answer `question`, yielding cut / think / search / search_image / crop / invalid / answer / error / max_steps events; however it ends, `self.trajectory` holds what was done."
+        ep = self.episode = self.start(question)
+        max_chars = self.max_reply_tokens * CHARS_PER_TOKEN if self.max_reply_tokens else None
+        try:
+            while not ep.done:
+                messages = ep.next_messages()
+                try:
+                    if self.stream and hasattr(self.policy, 'stream'): reply = yield from stream_reply(self.policy, messages, ep.step, max_chars)
+                    else: reply = self.policy(messages)
+                except Exception as e:
+                    yield ep.fail(stopped_by(e) if isinstance(e, StopRun) else f'policy failed: {type(e).__name__}: {e}'); break
+                yield from ep.act(reply)
+        except BaseException as e:  # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
+            if not ep.done: ep.fail(stopped_by(e))
+            self.trajectory = ep.trajectory(); raise
         self.trajectory = ep.trajectory()
         yield {'event': 'done', 'trajectory': self.trajectory}
 

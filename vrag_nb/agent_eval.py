@@ -4,8 +4,8 @@
 
 # %% ../nbs/08a_agent_eval.ipynb #369d2d0f
 from __future__ import annotations
-import csv, hashlib, io, json, os, sys, time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import csv, hashlib, io, json, os, re, sys, threading, time
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from pathlib import Path
 from tqdm.auto import tqdm
 from .core import atomic_write
@@ -41,21 +41,30 @@ def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
                  policy, # the policy for this mode
                  max_steps: int = 10, # model calls (VRAG: 10, VimRAG: 20 in the reference; one budget here)
                 ) -> dict: # the trajectory, with 'mode' and 'policy_calls'
-    "Answer one question with one baseline; policy failures end the trajectory with an `error` event."
+    "Answer one question with one baseline; a run that fails comes back unfinished (`finished` false, the reason in `error`) instead of raising."
+    from vrag_nb.agent import VRAGAgent, StopRun, stopped_by
     if mode not in MODES: raise ValueError(f'unknown mode {mode!r}: use one of {", ".join(MODES)}')
-    if mode == 'vimrag':
-        from vrag_nb.vimrag import VimRAGAgent
-        t = list(VimRAGAgent(index, policy, max_steps=max_steps).run(question))[-1]['trajectory']
-        return {**t, 'policy_calls': 1 + max((e['step'] for e in t['events'] if 'step' in e), default=-1)}
-    from vrag_nb.agent import VRAGAgent
     if mode == 'vanilla':
         ep = VRAGAgent(index, policy, max_steps=2, allow_crop=False).start(question)
-        ep.act(f'<search>{question}</search>')  # the harness retrieves the top-1 page; the model only answers
-        try: ep.act(policy(ep.next_messages()))
-        except Exception as e: ep.fail(f'policy failed: {type(e).__name__}: {e}')
+        try:
+            ep.act(f'<search>{question}</search>')  # the harness retrieves the top-1 page; the model only answers
+            try: reply = policy(ep.next_messages())
+            except StopRun as e: ep.fail(str(e))
+            except Exception as e: ep.fail(f'policy failed: {type(e).__name__}: {e}')
+            if not ep.done: ep.act(reply)
+        except Exception as e: ep.fail(stopped_by(e))  # a failure outside the policy (the search, a page image)
         return {**ep.trajectory(), 'mode': mode, 'policy_calls': 1}
-    t = list(VRAGAgent(index, policy, max_steps=max_steps, allow_crop=mode == 'crop').run(question))[-1]['trajectory']
-    return {**t, 'mode': mode, 'policy_calls': t['steps']}
+    if mode == 'vimrag':
+        from vrag_nb.vimrag import VimRAGAgent
+        agent = VimRAGAgent(index, policy, max_steps=max_steps)
+    else: agent = VRAGAgent(index, policy, max_steps=max_steps, allow_crop=mode == 'crop')
+    try:
+        for _ in agent.run(question): pass
+    except Exception: pass  # the agent kept the partial trajectory, unfinished, with the reason
+    t = agent.trajectory
+    calls = 1 + max((e['step'] for e in t['events'] if 'step' in e), default=-1) if mode == 'vimrag' else t['steps']
+    return {**t, 'mode': mode, 'policy_calls': calls}
+
 
 # %% ../nbs/08a_agent_eval.ipynb #e7a6bff7
 def score_row(traj: dict, # from `run_question`
@@ -90,9 +99,24 @@ def summarize(rows: list[dict], # result rows of one baseline
     return dict(n=n, accuracy=mean('correct'), anls=mean('anls'), em=mean('em'), f1=mean('f1'), mean_steps=mean('steps'),
                 invalid_rate=sum(r['invalid'] for r in rows) / max(sum(r['steps'] for r in rows), 1), finish_rate=mean('finished'), ndcg=mean('ndcg'))
 
+class _Stoppable:
+    "The mode's policy, refusing calls once `stop` is set: on Ctrl-C the questions in flight end at their next model call."
+    def __init__(self, policy, stop): self.policy, self.stop, self.max_tokens = policy, stop, getattr(policy, 'max_tokens', None)
+    def __call__(self, messages):
+        from vrag_nb.agent import StopRun
+        if self.stop.is_set(): raise StopRun('interrupted (Ctrl-C): the evaluation stopped before this question finished')
+        return self.policy(messages)
+
+class _Unfinished(Exception): "A question whose run did not finish; the message is the trajectory's reason."
+
+def _file_name(uid: str) -> str:
+    "A file name for a uid: its safe characters, with a hash of the uid when some had to go."
+    safe = re.sub(r'[^\w.-]+', '_', str(uid))[:100]
+    return safe if safe == str(uid) else f'{safe}-{hashlib.sha1(str(uid).encode()).hexdigest()[:8]}'
+
 def evaluate_agent(index, # a `PageIndex`
                    examples: list[dict], # unified-format examples (`eval.load_qa`), unique uids
-                   out_dir: str | Path, # where the per-baseline caches and results.json / .csv / .png go
+                   out_dir: str | Path, # where the per-baseline caches, trajectories/ and results.json / .csv / .png go
                    modes: list[str] = MODES, # baselines to run
                    policy_for=None, # mode -> policy; default: the offline baselines (`make_policy`)
                    judge=None, # default `ANLSJudge(contains=True)` (offline stand-in, says so in results)
@@ -100,43 +124,58 @@ def evaluate_agent(index, # a `PageIndex`
                    max_steps: int = 10, # model calls per question
                    workers: int = 1, # questions in flight (use more for HTTP policies)
                    progress: bool = True, # tqdm bars
-                  ) -> dict: # {'judge', 'policy', 'modes': {mode: {'all': summary, 'by_type': {...}}}, 'failed': [...]}
-    "Run the baselines over the examples, resumably; write results.json, results.csv and results.png to `out_dir`."
+                  ) -> dict: # {'judge', 'policy', 'modes': {mode: {'all': summary, 'by_type': {...}}}, 'failed': [...], 'interrupted'}
+    "Run the baselines over the examples, resumably; write each run's trajectory, results.json, results.csv and results.png to `out_dir`; on Ctrl-C, save what is done and raise `KeyboardInterrupt`."
+    from vrag_nb.agent import save_trajectory
     out_dir, judge = Path(out_dir), judge or ANLSJudge(contains=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     uids = [e['uid'] for e in examples]
     if len(set(uids)) != len(uids): raise ValueError(f'example uids must be unique; repeated: {sorted({u for u in uids if uids.count(u) > 1})[:5]}')
     policy_for = policy_for or (lambda m: make_policy(index, mode=m))
-    all_rows, failed = {}, []
+    all_rows, failed, stop = {}, [], threading.Event()
     for mode in modes:
+        if stop.is_set(): break
         key = hashlib.sha1(json.dumps([mode, policy_name, judge.name, max_steps, index.meta.get('embedder'), index.meta.get('count')]).encode()).hexdigest()[:12]
-        cache = out_dir/f'{mode}.jsonl'
+        cache, traj_dir = out_dir/f'{mode}.jsonl', out_dir/'trajectories'/mode
         done = _load_rows(cache, key)
         todo = [e for e in examples if e['uid'] not in done]
-        policy = policy_for(mode) if todo else None
+        policy = _Stoppable(policy_for(mode), stop) if todo else None
+        if todo: traj_dir.mkdir(parents=True, exist_ok=True)
         def one(e):
             t0 = time.time()
             traj = run_question(index, e['query'], mode, policy, max_steps)
-            errs = [ev['error'] for ev in traj['events'] if ev['event'] == 'error' and str(ev.get('error', '')).startswith('policy failed')]
-            if errs: raise RuntimeError(errs[0])
+            save_trajectory(traj, traj_dir/f"{_file_name(e['uid'])}.json")  # finished or not: what the model did, to read
+            if not traj['finished']: raise _Unfinished(traj['error'])
             return {**score_row(traj, e, judge), 'seconds': round(time.time() - t0, 3), 'key': key}
+        def record(fut, e):
+            if fut.cancelled(): err = 'interrupted (Ctrl-C) before it started'
+            elif fut.exception() is None:
+                row = fut.result(); f.write(json.dumps(row, ensure_ascii=False) + '\n'); f.flush(); os.fsync(f.fileno())
+                done[e['uid']] = row; return
+            else: err = str(fut.exception()) if isinstance(fut.exception(), _Unfinished) else f'{type(fut.exception()).__name__}: {fut.exception()}'
+            failed.append({'uid': e['uid'], 'mode': mode, 'error': err})
+            print(f'{mode} {e["uid"]}: failed, skipped ({err})', file=sys.stderr)
         with ThreadPoolExecutor(max(1, workers)) as ex, open(cache, 'a') as f:
-            futs = {ex.submit(one, e): e for e in todo}
-            for fut in tqdm(as_completed(futs), total=len(futs), desc=mode, disable=not progress):
-                e = futs[fut]
-                try: row = fut.result()
-                except Exception as err:
-                    failed.append({'uid': e['uid'], 'mode': mode, 'error': f'{type(err).__name__}: {err}'})
-                    print(f'{mode} {e["uid"]}: failed, skipped ({type(err).__name__}: {err})', file=sys.stderr); continue
-                f.write(json.dumps(row, ensure_ascii=False) + '\n'); f.flush(); os.fsync(f.fileno())
-                done[e['uid']] = row
+            futs, recorded = {ex.submit(one, e): e for e in todo}, set()
+            try:
+                for fut in tqdm(as_completed(futs), total=len(futs), desc=mode, disable=not progress): record(fut, futs[fut]); recorded.add(fut)
+            except KeyboardInterrupt:  # stop the questions in flight at their next model call, keep everything done so far
+                stop.set()
+                print(f'interrupted: finishing the model calls in flight, then saving (Ctrl-C again quits at once)', file=sys.stderr)
+                for fut in futs: fut.cancel()
+                wait(futs)
+                for fut in futs:
+                    if fut not in recorded: record(fut, futs[fut])
         all_rows[mode] = [done[u] for u in uids if u in done]
-    res = {'judge': judge.name, 'policy': policy_name, 'max_steps': max_steps, 'n_examples': len(examples), 'failed': failed, 'modes': {}}
+    res = {'judge': judge.name, 'policy': policy_name, 'max_steps': max_steps, 'n_examples': len(examples), 'failed': failed,
+           'interrupted': stop.is_set(), 'modes': {}}
     for mode, rows in all_rows.items():
         types = sorted({r['query_type'] for r in rows})
         res['modes'][mode] = {'all': summarize(rows), 'by_type': {t: summarize([r for r in rows if r['query_type'] == t]) for t in types}}
     write_results(res, out_dir)
+    if stop.is_set(): raise KeyboardInterrupt(f'evaluation interrupted: results so far in {out_dir}')
     return res
+
 
 # %% ../nbs/08a_agent_eval.ipynb #4d843737
 COLUMNS = ('n', 'accuracy', 'anls', 'em', 'f1', 'mean_steps', 'invalid_rate', 'finish_rate', 'ndcg')

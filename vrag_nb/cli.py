@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_cli.ipynb #365f938b
 from __future__ import annotations
-import json as js, sys, time
+import json as js, re, sys, time
 from pathlib import Path
 from fastcore.script import call_parse, Param, store_true
 import vrag_nb
@@ -15,8 +15,8 @@ from .eval import load_qa, evaluate_retrieval, gold_pages, plot_retrieval
 from .agent_eval import make_policy, evaluate_agent, MODES
 
 # %% auto #0
-__all__ = ['DEMO_UIDS', 'vrag_index', 'vrag_search', 'print_event', 'ask', 'ask_vimrag', 'vrag_ask', 'vrag_eval', 'vrag_serve',
-           'vrag_docs', 'vrag_demo']
+__all__ = ['DEMO_UIDS', 'vrag_index', 'vrag_search', 'terminal_text', 'print_event', 'drive', 'ask', 'ask_vimrag', 'vrag_ask',
+           'vrag_eval', 'vrag_serve', 'vrag_docs', 'vrag_demo']
 
 # %% ../nbs/09_cli.ipynb #c08a22e4
 def _die(msg: str, code: int = 2):
@@ -57,12 +57,32 @@ def vrag_search(index_dir: Param('index dir written by vrag_index', str),
         for h in hits: print(f'{h.rank + 1}. {h.page.doc} p.{h.page.page}  score {h.score:.3f}  {h.page.image}')
 
 # %% ../nbs/09_cli.ipynb #a6a5a146
+_UNSAFE = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]')
+
+def terminal_text(text: str, # model text to print
+                 ) -> str: # the same text with control and bidi-override characters written as escapes (`\x1b`, `\u202e`)
+    "Model text made safe for a terminal: no escape sequence can recolour or rewrite it, no bidi override can disguise it."
+    return _UNSAFE.sub(lambda m: f'\\x{ord(m[0]):02x}' if ord(m[0]) < 0x100 else f'\\u{ord(m[0]):04x}', text)
+
 def print_event(e: dict, # an agent event
                 file=None, # text stream; default stdout
                ):
-    "One line per agent event, as the CLI and the demo show them (thinking and stream deltas are not printed)."
+    "One line per agent event, as the CLI and the demo show them (thinking and stream deltas are not printed); model text goes through `terminal_text`."
     line = describe_event(e) if e['event'] not in ('think', 'content') else None
-    if line: print('  ' + line, file=file or sys.stdout)
+    if line: print('  ' + terminal_text(line), file=file or sys.stdout)
+
+def drive(agent, # a `VRAGAgent` or `VimRAGAgent`
+          question: str, # the question
+          show, # called with each event
+         ) -> BaseException | None: # what stopped the run early (Ctrl-C, an error), or None
+    "Run an agent to its end, showing each event; stopped by Ctrl-C or an exception, the agent still records its partial trajectory."
+    run = agent.run(question)
+    try:
+        for e in run: show(e)
+    except BaseException as err:
+        try: run.throw(err)  # raised out here (Ctrl-C while printing): the agent records it; raised in the agent: already recorded
+        except BaseException: pass
+        return err
 
 def ask(index: PageIndex, # the index to search
         question: str, # the question
@@ -72,20 +92,23 @@ def ask(index: PageIndex, # the index to search
         max_steps: int = 10, # step budget
         stream: bool = False, # print the model's text as it arrives (a policy with `stream`)
        ) -> dict: # the trajectory
-    "Run the agent on one question, print its events, save trajectory and crops under `out`."
-    mid_line = False
-    for e in VRAGAgent(index, policy, max_steps=max_steps, stream=stream).run(question):
-        if e['event'] == 'delta':
-            print(e['text'], end='', flush=True); mid_line = True; continue
+    "Run the agent on one question, print its events, save trajectory and crops under `out`; stopped by Ctrl-C or an error, save the partial trajectory, then raise."
+    agent, mid_line = VRAGAgent(index, policy, max_steps=max_steps, stream=stream), False
+    def show(e):
+        nonlocal mid_line
+        if e['event'] == 'delta': print(terminal_text(e['text']), end='', flush=True); mid_line = True; return
         if mid_line: print(); mid_line = False
-        if e['event'] == 'done': traj = e['trajectory']
-        else: print_event(e)
+        if e['event'] != 'done': print_event(e)
+    stopped = drive(agent, question, show)
+    if mid_line: print()
+    traj = agent.trajectory
     if out:
         out = Path(out); out.mkdir(parents=True, exist_ok=True)
         crops = [e for e in traj['events'] if e['event'] == 'crop']
         for i, e in enumerate(crops):
             p = out/f'{name}_crop{i + 1}.jpg'; View.from_dict(e['view']).render().save(p, quality=90); e['image_file'] = str(p)
         save_trajectory(traj, out/f'{name}.json')
+    if stopped is not None: raise stopped
     return traj
 
 # %% ../nbs/09_cli.ipynb #000d5474
@@ -95,16 +118,16 @@ def ask_vimrag(index: PageIndex, # the index to search
                out: str | Path | None = None, # dir for trajectory.json (graph under the key `graph`) and graph.html
                max_steps: int = 20, # step budget (reference default)
               ) -> dict: # the trajectory
-    "Run the VimRAG agent on one question, print its events, save the trajectory and the graph's HTML view under `out`."
+    "Run the VimRAG agent on one question, print its events, save the trajectory and the graph's HTML view under `out`; stopped by Ctrl-C or an error, save what was done, then raise."
     from vrag_nb.vimrag import VimRAGAgent
     from vrag_nb.graph_views import graph_html
     agent = VimRAGAgent(index, policy, max_steps=max_steps)
-    for e in agent.run(question):
-        if e['event'] == 'done': traj = e['trajectory']
-        else: print_event(e)
+    stopped = drive(agent, question, lambda e: e['event'] != 'done' and print_event(e))
+    traj = agent.trajectory
     if out:
         out = Path(out); out.mkdir(parents=True, exist_ok=True)
         save_trajectory(traj, out/'trajectory.json'); graph_html(agent.graph, out/'graph.html')
+    if stopped is not None: raise stopped
     return traj
 
 # %% ../nbs/09_cli.ipynb #6694399a
@@ -124,8 +147,12 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
     if mode not in ('vrag', 'vimrag'): sys.exit(f"--mode must be 'vrag' or 'vimrag', got {mode!r}")
     idx = _load(index_dir)
     policy = make_policy(idx, base_url, model, api_key, thinking or None, max_tokens, 'crop' if mode == 'vrag' else mode)
-    if mode == 'vimrag': traj = ask_vimrag(idx, question, policy, out, max_steps=max_steps or 20)
-    else: traj = ask(idx, question, policy, out, max_steps=max_steps or 10, stream=stream)
+    saved = f'; the partial trajectory is in {Path(out)/"trajectory.json"}' if out else ''
+    try:
+        if mode == 'vimrag': traj = ask_vimrag(idx, question, policy, out, max_steps=max_steps or 20)
+        else: traj = ask(idx, question, policy, out, max_steps=max_steps or 10, stream=stream)
+    except KeyboardInterrupt: print(f'interrupted (Ctrl-C){saved}', file=sys.stderr); sys.exit(130)
+    except Exception as e: _die(f'the run failed: {type(e).__name__}: {e}{saved}', 1)
     if out: print(f'trajectory saved to {Path(out)/"trajectory.json"}' + (f', graph view in {Path(out)/"graph.html"}' if mode == 'vimrag' else ''))
     if traj['answer'] is None: sys.exit(1)
 
@@ -139,8 +166,10 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
         from vrag_nb.judge import LLMJudge
         judge = LLMJudge(judge_url, judge_model, api_key=api_key or 'EMPTY')
     policy_name = f'{model} at {base_url}' if base_url else 'offline baseline (not a VLM)'
-    res = evaluate_agent(idx, exs, out, modes, lambda m: make_policy(idx, base_url, model, api_key, mode=m), judge, policy_name,
-                         max_steps, workers or (4 if base_url else 1))
+    try: res = evaluate_agent(idx, exs, out, modes, lambda m: make_policy(idx, base_url, model, api_key, mode=m), judge, policy_name,
+                              max_steps, workers or (4 if base_url else 1))
+    except KeyboardInterrupt:
+        print(f'interrupted (Ctrl-C): results of what was done in {Path(out)/"results.json"}; the same command finishes the rest', file=sys.stderr); sys.exit(130)
     if as_json: print(js.dumps(res)); return
     print(f"{len(exs)} questions · policy: {policy_name} · judge: {res['judge']}")
     print(f"{'mode':8s} {'questions':10s} {'acc':>6s} {'anls':>6s} {'em':>6s} {'f1':>6s} {'steps':>6s} {'invalid':>8s} {'finish':>7s} {'n':>4s}")

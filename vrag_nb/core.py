@@ -10,9 +10,9 @@ from pathlib import Path
 from PIL import Image
 
 # %% auto #0
-__all__ = ['PATCH', 'MIN_PIXELS', 'MAX_PIXELS', 'MAX_QUERY_CHARS', 'Page', 'page_name', 'Hit', 'fit_to_budget',
+__all__ = ['PATCH', 'MIN_PIXELS', 'MAX_PIXELS', 'MAX_QUERY_CHARS', 'CHARS_PER_TOKEN', 'Page', 'page_name', 'Hit', 'fit_to_budget',
            'resize_to_budget', 'to_data_url', 'from_data_url', 'atomic_write', 'read_jsonl', 'write_jsonl',
-           'model_text', 'cache_dir']
+           'model_text', 'cut_reply', 'Reply', 'cache_dir']
 
 # %% ../nbs/00_core.ipynb #d9411469
 @dataclass
@@ -171,6 +171,26 @@ def model_text(text, # a model's reply or a piece of it; lists and dicts (tool-c
     if not isinstance(text, str): return text
     try: text.encode('utf-8'); return text
     except UnicodeEncodeError: return ''.join('\ufffd' if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+
+# %% ../nbs/00_core.ipynb #45ef555a
+CHARS_PER_TOKEN = 8  # characters a reply may hold per token of its turn's budget before the agents cut it
+
+def cut_reply(text: str, # a model's reply
+              max_tokens: int | None, # the turn's token budget; None: no limit
+             ) -> tuple[str, str | None]: # (the reply, at most max_tokens * CHARS_PER_TOKEN characters; why it was cut, or None)
+    "Bound a reply by its turn's token budget, counted in characters; returns the kept text and the reason it was cut."
+    if max_tokens is None or len(text) <= max_tokens * CHARS_PER_TOKEN: return text, None
+    keep = max_tokens * CHARS_PER_TOKEN
+    return text[:keep], (f'the reply had {len(text):,} characters, more than a {max_tokens:,}-token turn holds '
+                         f'({CHARS_PER_TOKEN} characters a token): only the first {keep:,} were kept')
+
+# %% ../nbs/00_core.ipynb #e9a7bb0b
+class Reply(str):
+    "A model's reply text that also says why it ended (an OpenAI-style `finish_reason`: 'stop', 'length'; 'budget' when the agent stopped reading)."
+    def __new__(cls, text: str, # the reply
+                finish_reason: str | None = None, # why it ended; None: not known
+               ):
+        r = super().__new__(cls, text); r.finish_reason = finish_reason; return r
 
 # %% ../nbs/00_core.ipynb #5912f679
 def cache_dir(*parts: str, # sub-directories to create under the cache dir

@@ -72,9 +72,9 @@ class LLMJudge:
                  max_tokens: int = 256, # reply limit, tokens (room for a short reasoning before the tag)
                  asks: int = 2, # times a question is put when replies carry no verdict
                 ):
-        from openai import OpenAI
         from vrag_nb.core import cache_dir
-        self.client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
+        from vrag_nb.policies import openai_client  # invalid UTF-8 from the endpoint reads as U+FFFD
+        self.client = openai_client(base_url, api_key, timeout, max_retries)
         self.base_url, self.model, self.max_retries, self.concurrency, self.max_tokens, self.asks = base_url, model, max_retries, concurrency, max_tokens, asks
         self.cache = None if cache == '' else VerdictCache(cache or cache_dir()/'judge.sqlite')
         self.name = f'llm:{model}'

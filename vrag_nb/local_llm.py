@@ -166,7 +166,7 @@ class TransformersPolicy:
                  **load, # device, dtype, min_pixels, max_pixels for `from_pretrained`
                 ):
         self.model = model if isinstance(model, LocalChatModel) else LocalChatModel.from_pretrained(model, **load)
-        self.kw = dict(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
+        self.max_tokens, self.kw = max_tokens, dict(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
 
     def __call__(self, messages: list[dict], # agent messages (04_agent)
                 ) -> str:

@@ -4,17 +4,17 @@
 
 # %% ../nbs/04a_policies.ipynb #8deb754b
 from __future__ import annotations
-import os, re, shutil, tempfile
+import codecs, importlib, os, re, shutil, tempfile
 from contextlib import contextmanager
 from typing import Iterator
 from pathlib import Path
 import numpy as np
-from .core import Page, to_data_url, cache_dir
+from .core import Page, Reply, to_data_url, cache_dir
 from .agent import View, to_view_frame
 from .embed import MiniLMEmbedder
 
 # %% auto #0
-__all__ = ['to_openai_messages', 'PolicyError', 'OpenAIPolicy', 'ThinkSplitter', 'best_sentence', 'smollm2_dir',
+__all__ = ['to_openai_messages', 'PolicyError', 'openai_client', 'OpenAIPolicy', 'ThinkSplitter', 'best_sentence', 'smollm2_dir',
            'SmolLM2Answerer', 'OfflinePolicy']
 
 # %% ../nbs/04a_policies.ipynb #c2213f67
@@ -41,6 +41,33 @@ def _reasoning(x):
 def _with_reasoning(reasoning, content):
     return f'<think>{reasoning}</think>{content}' if reasoning and '<think>' not in content else content
 
+class _RepairedStream:
+    "A response body with invalid UTF-8 replaced by U+FFFD, decoded incrementally (a character split across chunks stays whole)."
+    def __init__(self, raw): self.raw, self.dec = raw, codecs.getincrementaldecoder('utf-8')('replace')
+    def __iter__(self):
+        for chunk in self.raw:
+            if text := self.dec.decode(chunk): yield text.encode()
+        if text := self.dec.decode(b'', final=True): yield text.encode()
+    def close(self): self.raw.close()
+
+def openai_client(base_url: str, # the endpoint, e.g. 'http://127.0.0.1:8000/v1'
+                  api_key: str = 'EMPTY', # vLLM accepts any key
+                  timeout: float = 120.0, # per request (per read while streaming), seconds
+                  max_retries: int = 2, # retries with exponential backoff on connection errors, 408, 429 and 5xx
+                 ):
+    "An `openai.OpenAI` client that reads invalid UTF-8 from the endpoint as U+FFFD instead of failing the call."
+    import openai
+    hx = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__.split('.')[0])  # the HTTP library this openai is built on
+    class Repair(hx.BaseTransport):
+        def __init__(self): self.inner = hx.HTTPTransport()
+        def handle_request(self, request):
+            r = self.inner.handle_request(request)
+            if r.headers.get('content-encoding', 'identity') != 'identity': return r  # compressed: decoded later, left alone
+            headers = [(k, v) for k, v in r.headers.multi_items() if k.lower() != 'content-length']
+            return hx.Response(r.status_code, headers=headers, stream=type('Body', (_RepairedStream, hx.SyncByteStream), {})(r.stream), extensions=r.extensions)
+        def close(self): self.inner.close()
+    return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, http_client=openai.DefaultHttpxClient(transport=Repair()))
+
 @contextmanager
 def _plain_errors(policy):
     "Turn the openai client's exceptions into a `PolicyError` that names the endpoint, the model and the retries."
@@ -65,9 +92,8 @@ class OpenAIPolicy:
                  thinking: bool | None = None, # thinking mode via `chat_template_kwargs.enable_thinking` (vLLM, SGLang); None: not sent
                  **extra, # passed through to `chat.completions.create` (e.g. extra_body, stop, seed)
                 ):
-        from openai import OpenAI
-        self.client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
-        self.model, self.kwargs = model, dict(temperature=temperature, max_tokens=max_tokens)
+        self.client = openai_client(base_url, api_key, timeout, max_retries)
+        self.model, self.max_tokens, self.kwargs = model, max_tokens, dict(temperature=temperature, max_tokens=max_tokens)
         if top_p is not None: self.kwargs['top_p'] = top_p
         if thinking is not None:
             body = dict(extra.pop('extra_body', None) or {})
@@ -76,24 +102,24 @@ class OpenAIPolicy:
         self.kwargs.update(extra)
 
     def __call__(self, messages: list[dict], # agent messages (04_agent)
-                ) -> str:
-        "Send the conversation and return the reply text, reasoning sent apart put back inside `<think>`; raises `PolicyError`."
+                ) -> Reply:
+        "Send the conversation and return the reply text, reasoning sent apart put back inside `<think>`, with the endpoint's `finish_reason`; raises `PolicyError`."
         with _plain_errors(self):
-            m = self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages), **self.kwargs).choices[0].message
-        return _with_reasoning(_reasoning(m), m.content or '')
+            c = self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages), **self.kwargs).choices[0]
+        return Reply(_with_reasoning(_reasoning(c.message), c.message.content or ''), c.finish_reason)
 
     def stream(self, messages: list[dict], # agent messages (04_agent)
               ) -> Iterator[dict]: # {'kind': 'think' | 'content', 'text': ...} deltas; returns the whole reply
-        "Stream the reply as think/content deltas as they arrive; the generator's return value is the whole reply."
-        splitter, reasoning, content = ThinkSplitter(), [], []
-        with _plain_errors(self):
-            for chunk in self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages), stream=True, **self.kwargs):
+        "Stream the reply as think/content deltas as they arrive; the generator's return value is the whole reply (a `Reply`); closing it closes the connection."
+        splitter, reasoning, content, finish = ThinkSplitter(), [], [], None
+        with _plain_errors(self), self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages), stream=True, **self.kwargs) as s:
+            for chunk in s:
                 if not chunk.choices: continue
-                d = chunk.choices[0].delta
+                d, finish = chunk.choices[0].delta, chunk.choices[0].finish_reason or finish
                 if r := _reasoning(d): reasoning.append(r); yield {'kind': 'think', 'text': r}
                 if d.content: content.append(d.content); yield from splitter.feed(d.content)
         yield from splitter.flush()
-        return _with_reasoning(''.join(reasoning), ''.join(content))
+        return Reply(_with_reasoning(''.join(reasoning), ''.join(content)), finish)
 
     def __repr__(self): return f"OpenAIPolicy({str(self.client.base_url)!r}, model={self.model!r})"
 

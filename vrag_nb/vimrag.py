@@ -7,8 +7,8 @@ from __future__ import annotations
 import json, math, re
 from pathlib import Path
 from typing import Callable, Iterator
-from .core import Page, fit_to_budget, model_text, MAX_QUERY_CHARS
-from .agent import View, page_view, _stream_reply
+from .core import Page, fit_to_budget, model_text, MAX_QUERY_CHARS, CHARS_PER_TOKEN
+from .agent import View, page_view, stream_reply, take_reply, stopped_by, StopRun
 from .video import frame_file, video_info
 from .memgraph import MemoryGraph, MemoryItem, GraphError, select_visual_memory, VIDEO_MAX
 
@@ -28,6 +28,7 @@ def parse_tool_calls(text: str, # the model's reply
                     ) -> tuple[str, str, list[dict], list[str]]: # (think, content outside tags, calls, errors)
     "Find `<tool_call>` blocks and parse each leniently; calls are {'name', 'arguments'}, problems are messages."
     import json_repair
+    if not isinstance(text, str): return '', '', [], [f'reply is not text ({type(text).__name__})']
     think = '\n'.join(t.strip() for t in re.findall(r'<think>(.*?)(?:</think>|$)', text, re.S)).strip()
     body = re.sub(r'<think>.*?(?:</think>|$)', ' ', text, flags=re.S)
     blocks = re.findall(r'<tool_call>(.*?)(?:</tool_call>|$)', body, re.S)
@@ -73,10 +74,12 @@ class VimRAGAgent:
                  video_max: int = VIDEO_MAX, # pixel cap for one video frame, pixels (reference default 401,408)
                  fps: float = 1.0, max_frames: int = 32, # video sampling for results (reference defaults)
                  stream: bool = False, # pass a streaming policy's think/content deltas on as `delta` events (not stored)
+                 max_reply_tokens: int | None = None, # a turn's token budget: longer replies are cut (`core.cut_reply`); None: the policy's `max_tokens`, else 1024
                 ):
         self.search = search.search if hasattr(search, 'search') else search
         self.policy, self.max_steps, self.top_k, self.image_max, self.stream = policy, max_steps, top_k, image_max, stream
         self.video_max, self.fps, self.max_frames = video_max, fps, max_frames
+        self.max_reply_tokens = max_reply_tokens if max_reply_tokens is not None else getattr(policy, 'max_tokens', None) or 1024
 
     def _result(self, page: Page, info_id: str, score: float) -> dict:
         "One search result as the context shows it: an image view, or a video chunk's frames with their times."
@@ -151,37 +154,50 @@ class VimRAGAgent:
 
     def run(self, question: str, # the user's question
            ) -> Iterator[dict]: # events; the last is {'event': 'done', 'trajectory': {...}}
-        "Answer `question`, yielding think / content / search / search_done / memorize / answer / error / max_steps events (and `delta`s when streaming)."
-        graph, pending, seen, events, answer, feedback = MemoryGraph(question), None, set(), [], None, None
+        "Answer `question`, yielding cut / think / content / search / search_done / memorize / answer / error / max_steps events (and `delta`s when streaming); however it ends, `self.trajectory` holds what was done."
+        graph, pending, seen, events, answer, feedback, stop, step = MemoryGraph(question), None, set(), [], None, None, None, 0
         self.graph = graph  # the graph as it grows: a live view can redraw it after each event
         def emit(ev): events.append(ev); return ev
-        for step in range(self.max_steps):
-            msgs = self.context(graph, pending)
-            if feedback: msgs.append({'role': 'user', 'content': [{'type': 'text', 'text': feedback}]})
-            try:
-                if self.stream and hasattr(self.policy, 'stream'): reply = yield from _stream_reply(self.policy, msgs, step)
-                else: reply = self.policy(msgs)
-            except Exception as e:
-                yield emit({'event': 'error', 'step': step, 'error': f'policy failed: {type(e).__name__}: {e}'}); break
-            reply = model_text(reply)  # what UTF-8 cannot carry becomes U+FFFD (00_core): the trajectory always saves
-            think, content, calls, errors = parse_tool_calls(reply)
-            calls = model_text(calls)  # JSON escapes in the arguments ("\\ud800") decode to what UTF-8 cannot carry
-            if think: yield emit({'event': 'think', 'step': step, 'text': think})
-            if content: yield emit({'event': 'content', 'step': step, 'text': content})
-            if len(calls) > 1: errors.append(f'{len(calls)} tool calls in one turn: only the first was carried out')
-            if calls:
+        def trajectory():
+            config = dict(max_steps=self.max_steps, top_k=self.top_k, image_max=self.image_max, video_max=self.video_max, fps=self.fps,
+                          max_frames=self.max_frames, max_reply_tokens=self.max_reply_tokens)
+            return dict(question=question, answer=answer, finished=stop is None and (answer is not None or any(e['event'] == 'max_steps' for e in events)),
+                        error=stop, graph=graph.to_list(), events=events, mode='vimrag', config=config)
+        max_chars = self.max_reply_tokens * CHARS_PER_TOKEN if self.max_reply_tokens else None
+        try:
+            for step in range(self.max_steps):
+                msgs = self.context(graph, pending)
+                if feedback: msgs.append({'role': 'user', 'content': [{'type': 'text', 'text': feedback}]})
                 try:
-                    evs, pending, answer = self._call(graph, calls[0], pending, seen)
-                    for ev in evs: yield emit({**ev, 'step': step})
-                except (GraphError, ValueError, TypeError, KeyError) as e: errors.insert(0, f"{calls[0]['name']}: {e}")
-            feedback = ('Your last turn had a problem: ' + '; '.join(errors)) if errors else None
-            for err in errors: yield emit({'event': 'error', 'step': step, 'error': err})
-            if answer is not None:
-                yield emit({'event': 'answer', 'step': step, 'content': answer, 'sample': {'question': question, 'graph': graph.to_list()}}); break
-        else: yield emit({'event': 'max_steps', 'steps': self.max_steps})
-        config = dict(max_steps=self.max_steps, top_k=self.top_k, image_max=self.image_max, video_max=self.video_max, fps=self.fps, max_frames=self.max_frames)
-        self.trajectory = dict(question=question, answer=answer, graph=graph.to_list(), events=events, mode='vimrag', config=config)
+                    if self.stream and hasattr(self.policy, 'stream'): reply = yield from stream_reply(self.policy, msgs, step, max_chars)
+                    else: reply = self.policy(msgs)
+                except Exception as e:
+                    stop = stopped_by(e) if isinstance(e, StopRun) else f'policy failed: {type(e).__name__}: {e}'
+                    yield emit({'event': 'error', 'step': step, 'error': stop}); break
+                reply, why = take_reply(reply, self.max_reply_tokens)  # storable (U+FFFD for what UTF-8 cannot carry) and bounded
+                if why: yield emit({'event': 'cut', 'step': step, 'reason': why})
+                think, content, calls, errors = parse_tool_calls(reply)
+                calls = model_text(calls)  # JSON escapes in the arguments ("\\ud800") decode to what UTF-8 cannot carry
+                if think: yield emit({'event': 'think', 'step': step, 'text': think})
+                if content: yield emit({'event': 'content', 'step': step, 'text': content})
+                if len(calls) > 1: errors.append(f'{len(calls)} tool calls in one turn: only the first was carried out')
+                if calls:
+                    try:
+                        evs, pending, answer = self._call(graph, calls[0], pending, seen)
+                        for ev in evs: yield emit({**ev, 'step': step})
+                    except (GraphError, ValueError, TypeError, KeyError) as e: errors.insert(0, f"{calls[0]['name']}: {e}")
+                feedback = ('Your last turn had a problem: ' + '; '.join(errors)) if errors else None
+                for err in errors: yield emit({'event': 'error', 'step': step, 'error': err})
+                if answer is not None:
+                    yield emit({'event': 'answer', 'step': step, 'content': answer, 'sample': {'question': question, 'graph': graph.to_list()}}); break
+            else: yield emit({'event': 'max_steps', 'steps': self.max_steps})
+        except BaseException as e:  # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
+            if stop is None and not trajectory()['finished']:
+                stop = stopped_by(e); emit({'event': 'error', 'step': step, 'error': stop})
+            self.trajectory = trajectory(); raise
+        self.trajectory = trajectory()
         yield {'event': 'done', 'trajectory': self.trajectory}
+
 
 # %% ../nbs/05a_vimrag.ipynb #6333c77a
 class OfflineVimRAGPolicy:
