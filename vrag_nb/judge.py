@@ -85,7 +85,8 @@ class LLMJudge:
                 ) -> bool: # the verdict
         "Is `answer` right? Cached; raises `JudgeError` when the endpoint fails or gives no verdict."
         import openai
-        ref = reference if isinstance(reference, str) else ' | '.join(reference)
+        question, answer = model_text(question), model_text(answer)  # what UTF-8 cannot carry (a raw rollout's answer) becomes U+FFFD: the cache stores it
+        ref = model_text(reference if isinstance(reference, str) else ' | '.join(reference))
         key = VerdictCache.key(question, ref, answer, self.model)
         if self.cache is not None and (v := self.cache.get(key)) is not None: return v
         prompt, replies = JUDGE_PROMPT.format(question=question, reference=ref, answer=answer), []
