@@ -1,4 +1,4 @@
-"""`make test`: notebooks clean, library in sync, README in sync, then `nbdev_test` on every notebook.
+"""`make test`: notebooks clean, library in sync, README in sync, repository checks (`tools/repo_checks.py`), then `nbdev_test` on every notebook.
 
 Ends with the line `N passed, N failed` counting the notebooks actually tested; exits non-zero on any
 failure. Extra arguments go to `nbdev_test` (e.g. `--flags "slow"`).
@@ -31,6 +31,8 @@ check_unchanged('nbdev_export', 'vrag_nb/*.py', 'library in sync with notebooks'
 r = subprocess.run([sys.executable, 'tools/readme.py', '--check'])
 if r.returncode: problems.append('README.md is out of sync with nbs/index.ipynb (run `make readme`)')
 print(f"README in sync: {'FAILED' if r.returncode else 'ok'}", flush=True)
+r = subprocess.run([sys.executable, 'tools/repo_checks.py'])
+if r.returncode: problems.append('repository checks (tools/repo_checks.py) failed')
 
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
 # Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or their

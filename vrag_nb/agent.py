@@ -85,7 +85,7 @@ class View:
         return cls(d['image'], d['doc'], d['page'], tuple(d['region']), tuple(d['size']))
 
 def page_view(page: Page, # the page to show (its `image` must be readable)
-              min_pixels: int = MIN_PIXELS, # model-input area bounds, pixels (REFERENCE.md §3)
+              min_pixels: int = MIN_PIXELS, # model-input area bounds, pixels (reference.md §3)
               max_pixels: int = MAX_PIXELS,
              ) -> View:
     "The view of a whole page, sized for the model."
@@ -97,7 +97,7 @@ def map_bbox(bbox: list[float], # [x1, y1, x2, y2] in `view`'s model-input pixel
              view: View, # the image the box refers to
              pad: int = 56, # margin added on every side, raw-page pixels (VRAG demo: 56)
             ) -> tuple[int, int, int, int]: # (x0, y0, x1, y1) raw-page pixels, inside `view.region`
-    "Map a box from a view's model-input frame to raw-page pixels, pad it and clamp it to the view's region (REFERENCE.md §3)."
+    "Map a box from a view's model-input frame to raw-page pixels, pad it and clamp it to the view's region (reference.md §3)."
     (rx0, ry0, rx1, ry1), (w, h) = view.region, view.size
     x1, y1, x2, y2 = max(bbox[0], 0), max(bbox[1], 0), min(bbox[2], w), min(bbox[3], h)
     if x2 <= x1 or y2 <= y1: raise ValueError(f"bbox {list(bbox)} lies outside the {w}x{h} image it refers to")

@@ -38,7 +38,7 @@ class Page:
 
     @property
     def kind(self) -> str:
-        "'video' for a video chunk, else 'image' (the record type of REFERENCE.md §1)."
+        "'video' for a video chunk, else 'image' (the record type of reference.md §1)."
         return 'video' if self.video else 'image'
 
     def to_dict(self) -> dict:
@@ -78,8 +78,8 @@ class Hit:
 
 # %% ../nbs/00_core.ipynb #641ca0ac
 PATCH = 28  # Qwen2.5-VL: 14-px patches merged 2x2
-MIN_PIXELS = 256 * PATCH * PATCH  # 200,704 px (REFERENCE.md §3)
-MAX_PIXELS = 512 * PATCH * PATCH  # 401,408 px (REFERENCE.md §3)
+MIN_PIXELS = 256 * PATCH * PATCH  # 200,704 px (reference.md §3)
+MAX_PIXELS = 512 * PATCH * PATCH  # 401,408 px (reference.md §3)
 
 def fit_to_budget(width: int, # raw image width, pixels
                   height: int, # raw image height, pixels

@@ -183,7 +183,7 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
                  pages_file: str | None = 'pages.jsonl', # where to write all pages; None: only the per-document manifests
                  workers: int | None = None, # rendering processes; None: one per core (at most 8) from 32 pages on; 1: in this process
                  chunk: int = 16, # pages per rendering task
-                 chunk_seconds: float = 60, # video chunk length, seconds (REFERENCE.md §1)
+                 chunk_seconds: float = 60, # video chunk length, seconds (reference.md §1)
                  ocr_frames: int = 3, # frames OCR'd per video chunk (spread evenly), for its text
                 ) -> CorpusReport:
     "Render documents to `out_dir/pages/<doc>_<page>.jpg` (videos: one page per chunk) and write `pages.jsonl`; resumable; bad files are reported and skipped."

@@ -14,7 +14,7 @@ __all__ = ['answer_path', 'valuable_retrievals', 'prune_mask', 'token_weights', 
 # %% ../nbs/07b_ggpo.ipynb #f52ffbec
 def answer_path(graph: list[dict], # the memory graph in list-of-nodes form (root first, answer last)
                ) -> set[str]: # ids on the paths from the answer to the root (answer and root included); empty without an answer
-    "P_ans: every node reachable from the answer by following `parent_ids` (REFERENCE.md §6)."
+    "P_ans: every node reachable from the answer by following `parent_ids` (reference.md §6)."
     parents = {n['id']: n.get('parent_ids') or [] for n in graph}
     ans = [n['id'] for n in graph if n.get('type') == 'answer']
     seen, todo = set(), list(ans)
@@ -27,7 +27,7 @@ def answer_path(graph: list[dict], # the memory graph in list-of-nodes form (roo
 def valuable_retrievals(retrieved: dict, # search node id -> page ids its search returned
                         gold: set | list, # gold page ids
                        ) -> set[str]: # R_val
-    "R_val: the search nodes whose results contain a gold page (REFERENCE.md §6)."
+    "R_val: the search nodes whose results contain a gold page (reference.md §6)."
     return {v for v, pages in retrieved.items() if set(pages) & set(gold)}
 
 def prune_mask(segment_nodes: list, # per model turn, the node it belongs to
@@ -35,7 +35,7 @@ def prune_mask(segment_nodes: list, # per model turn, the node it belongs to
                p_ans: set, # from `answer_path`
                r_val: set, # from `valuable_retrievals`
               ) -> list[int]: # μ per turn: 1 = pruned from the loss
-    "μ_t = [r = 1]·[v_t ∉ P_ans] + [r = 0]·[v_t ∈ R_val] (REFERENCE.md §6)."
+    "μ_t = [r = 1]·[v_t ∉ P_ans] + [r = 0]·[v_t ∈ R_val] (reference.md §6)."
     return [int(v not in p_ans) if correct else int(v in r_val) for v in segment_nodes]
 
 # %% ../nbs/07b_ggpo.ipynb #c09acfe5
@@ -57,7 +57,7 @@ def ggpo_response_mask(response_mask: torch.Tensor, # [response_len] 0/1 for one
                        segment_ids: torch.Tensor, # [response_len] the model turn each token belongs to (-1: tool or padding)
                        mu: list[int], # the prune mask per model turn (`ggpo.prune_mask`)
                       ) -> torch.Tensor: # the response mask with pruned turns zeroed
-    "Zero the tokens of pruned turns in one rollout's response mask (REFERENCE.md §6: pruned segments get no gradient)."
+    "Zero the tokens of pruned turns in one rollout's response mask (reference.md §6: pruned segments get no gradient)."
     out = response_mask.clone()
     for k, m in enumerate(mu):
         if m: out[segment_ids == k] = 0

@@ -21,7 +21,7 @@ def group_advantages(token_level_rewards: torch.Tensor, # [batch, response_len] 
                      norm_adv_by_std_in_grpo: bool = True, # False: Dr.GRPO (no std normalisation)
                      config=None, # unused; verl passes its algorithm config
                     ) -> tuple[torch.Tensor, torch.Tensor]: # (advantages, returns), both [batch, response_len], 0 where the mask is 0
-    "GRPO outcome advantages (REFERENCE.md §6; DeepSeekMath eq. 3), broadcast over the response tokens; Dr.GRPO with `norm_adv_by_std_in_grpo=False`."
+    "GRPO outcome advantages (reference.md §6; DeepSeekMath eq. 3), broadcast over the response tokens; Dr.GRPO with `norm_adv_by_std_in_grpo=False`."
     scores = token_level_rewards.sum(-1)
     groups = defaultdict(list)
     for i, g in enumerate(index): groups[g].append(i)

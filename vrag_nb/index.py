@@ -239,7 +239,7 @@ def search(self: PageIndex,
 def record(self: PageIndex,
            i: int, # corpus position of the page
           ) -> dict: # {'type': 'image', 'file_path', 'doc', 'page'}; a video chunk: 'type': 'video', its clip, and 'image', 'start', 'end'
-    "The corpus record of page `i`, as VRAG's search engine stores them (REFERENCE.md §1), plus doc and page."
+    "The corpus record of page `i`, as VRAG's search engine stores them (reference.md §1), plus doc and page."
     p = self.pages[i]
     if p.video: return {'type': 'video', 'file_path': p.video, 'doc': p.doc, 'page': p.page, 'image': p.image, 'start': p.start, 'end': p.end}
     return {'type': 'image', 'file_path': p.image, 'doc': p.doc, 'page': p.page}
@@ -248,6 +248,6 @@ def record(self: PageIndex,
 def wire(self: PageIndex,
          hits: list[Hit], # one query's hits
         ) -> dict: # {'score': [float], 'indice': [int], 'data': [record]}
-    "One query's result in VRAG's `/search` wire format (REFERENCE.md §2): `indice` are corpus positions, not ranks."
+    "One query's result in VRAG's `/search` wire format (reference.md §2): `indice` are corpus positions, not ranks."
     pos = [self.position[(h.page.doc, h.page.page)] for h in hits]
     return {'score': [h.score for h in hits], 'indice': pos, 'data': [self.record(i) for i in pos]}

@@ -61,7 +61,7 @@ class VerdictCache:
 
 # %% ../nbs/06a_judge.ipynb #33ffe27f
 class LLMJudge:
-    "An answer judge served by any OpenAI-compatible endpoint (the `<judge>True|False</judge>` protocol, REFERENCE.md §5)."
+    "An answer judge served by any OpenAI-compatible endpoint (the `<judge>True|False</judge>` protocol, reference.md §5)."
     def __init__(self, base_url: str, # e.g. 'http://localhost:8000/v1' (vLLM), DashScope's or OpenAI's
                  model: str, # served model name (paper: Qwen2.5-7B-Instruct)
                  api_key: str = 'EMPTY', # the endpoint's key

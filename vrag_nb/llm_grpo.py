@@ -96,9 +96,9 @@ def sft_step(model, opt, # the policy and its optimiser
 # %% ../nbs/07f_llm_grpo.ipynb #cf92c25d
 def grpo_update(policy, ref, opt, # the policy, the frozen reference, the optimiser
                 batch: dict, # from `outputs_to_batch`
-                kl_coef: float = 0.01, clip_ratio: float = 0.2, max_grad_norm: float = 1.0, # REFERENCE.md §6 settings
+                kl_coef: float = 0.01, clip_ratio: float = 0.2, max_grad_norm: float = 1.0, # reference.md §6 settings
                ) -> dict: # loss, kl, entropy, clipfrac, grad_norm
-    "One on-policy GRPO step on a padded batch of agent-loop rollouts (REFERENCE.md §6)."
+    "One on-policy GRPO step on a padded batch of agent-loop rollouts (reference.md §6)."
     mask = batch['response_mask']
     adv, _ = group_advantages(batch['token_level_rewards'], mask, batch['index'])
     lp, ent = response_logprobs(policy, batch, with_entropy=True)
@@ -171,7 +171,7 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
     def emit(rec):
         history.append(rec); log(rec)
         with open(mpath, 'a') as f: f.write(json.dumps(rec) + '\n')
-    def evaluate(step):  # greedy, as VRAG-RL validates (REFERENCE.md §6): no random draws, the same questions every time
+    def evaluate(step):  # greedy, as VRAG-RL validates (reference.md §6): no random draws, the same questions every time
         t0 = time.time()
         emit({'phase': 'eval', 'step': step, **_summary(_rollouts(cfg, server, tok, rows, range(len(rows)), 1, temperature=0.0)), 'seconds': round(time.time() - t0, 1)})
     if ckpt.exists():  # resume: weights, optimiser and random states as they were after the last finished step

@@ -61,7 +61,7 @@ class LocalChatModel:
                         path: str | Path, # hub id or local dir of a transformers checkpoint
                         device: str = 'cpu', # e.g. 'cuda', 'cuda:1', 'cpu'
                         dtype: str = 'auto', # 'auto', 'bfloat16', 'float16' or 'float32'
-                        min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # image budget, pixels (REFERENCE.md §3)
+                        min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # image budget, pixels (reference.md §3)
                         name: str | None = None, # served name; default: the last part of `path`
                        ) -> LocalChatModel:
         "Load a causal LM or, when its config has a vision part, a VLM with a PIL image processor."

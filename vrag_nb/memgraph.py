@@ -52,7 +52,7 @@ class GraphError(ValueError):
     "A change that would break the memory graph: unknown parent, duplicate id, cycle, repeated query, a second answer."
 
 class MemoryGraph:
-    "VimRAG's memory graph: root, search and answer nodes in a DAG (a re-implementation from the paper, REFERENCE.md §4)."
+    "VimRAG's memory graph: root, search and answer nodes in a DAG (a re-implementation from the paper, reference.md §4)."
     def __init__(self, question: str, # the user's question (the root node's query)
                  root_id: str = 'root', # the root node's id
                 ):
@@ -159,7 +159,7 @@ class MemoryGraph:
     def __repr__(self): return f"MemoryGraph({len(self)} nodes, answer={self.answer_id!r})"
 
 # %% ../nbs/05_memgraph.ipynb #4af02cb9
-LAMBDA, GAMMA, TOP, TOTAL_PIXELS = 0.1, 0.3, 5, 2_007_040  # REFERENCE.md §4 defaults
+LAMBDA, GAMMA, TOP, TOTAL_PIXELS = 0.1, 0.3, 5, 2_007_040  # reference.md §4 defaults
 IMAGE_MAX, VIDEO_MAX = 1_003_520, 401_408  # pixels per image / per video frame
 
 def item_energy(priority: int, # priority_score 1..5
@@ -168,14 +168,14 @@ def item_energy(priority: int, # priority_score 1..5
                 T: int, # the last position
                 lam: float = LAMBDA, # recency decay per position
                ) -> float:
-    "E = (priority / 5) · (1 + outdeg) · exp(−λ (T − t)) (REFERENCE.md §4)."
+    "E = (priority / 5) · (1 + outdeg) · exp(−λ (T − t)) (reference.md §4)."
     return priority / 5 * (1 + outdeg) * math.exp(-lam * (T - t))
 
 def memory_energy(graph: MemoryGraph, # the memory graph
                   lam: float = LAMBDA, # recency decay
                   gamma: float = GAMMA, # share of the children's mean energy passed back
                  ) -> dict: # {(node id, item index): Ω} for every visual item
-    "Ω for every useful image and video item, children first (REFERENCE.md §4)."
+    "Ω for every useful image and video item, children first (reference.md §4)."
     order = graph.order; T = len(order) - 1
     omega, node_mean = {}, {}
     for t in range(T, -1, -1):
@@ -195,7 +195,7 @@ def select_visual_memory(graph: MemoryGraph, # the memory graph
                          image_max: int = IMAGE_MAX, video_max: int = VIDEO_MAX, # caps per image / per video frame, pixels
                          lam: float = LAMBDA, gamma: float = GAMMA,
                         ) -> list[dict]: # kept items, highest Ω first: node, index, item, omega, pixels, frame_pixels
-    "The visual memory for the next context: the `top` items by Ω with their pixel budgets (REFERENCE.md §4)."
+    "The visual memory for the next context: the `top` items by Ω with their pixel budgets (reference.md §4)."
     omega = memory_energy(graph, lam, gamma)
     pos = {n: i for i, n in enumerate(graph.order)}
     kept = sorted(omega, key=lambda key: (-omega[key], pos[key[0]], key[1]))[:top]

@@ -22,7 +22,7 @@ def strip_observations(response: str | list[dict], # a decoded rollout (ChatML),
                          for m in response if m['role'] == 'assistant')
     return re.sub(r'<\|im_start\|>(?:user|tool|system)\b.*?(?:<\|im_end\|>|$)', ' ', response, flags=re.S)
 
-def format_reward(response: str | list[dict], # a decoded rollout or a message list (REFERENCE.md §5)
+def format_reward(response: str | list[dict], # a decoded rollout or a message list (reference.md §5)
                  ) -> float: # 1.0 or 0.0
     "r_pat: 1 when the model's own text holds a complete `<search>…</search>` and a complete `<answer>…</answer>`."
     text = strip_observations(response)
@@ -72,7 +72,7 @@ def anls(prediction: str, # the model's answer
 def ndcg_reward(retrieved: list[str], # page ids `<doc>_<page>` in retrieval order (repeats allowed)
                 gold: list[str] | set[str], # gold page ids
                ) -> float: # in [0, 1]; 0 for an empty retrieval or no gold
-    "r_ret: binary-relevance NDCG of the deduplicated retrieval against all gold pages (REFERENCE.md §5)."
+    "r_ret: binary-relevance NDCG of the deduplicated retrieval against all gold pages (reference.md §5)."
     ranked, gold = list(dict.fromkeys(retrieved)), set(gold)
     if not ranked or not gold: return 0.0
     dcg = sum(1 / math.log2(i + 2) for i, p in enumerate(ranked) if p in gold)  # 2^1 - 1 = 1 for a relevant page
@@ -81,20 +81,20 @@ def ndcg_reward(retrieved: list[str], # page ids `<doc>_<page>` in retrieval ord
 
 # %% ../nbs/06_rewards.ipynb #11571381
 PRESETS = {
-    'vrag_rl': dict(w_ans=0.7, w_pat=0.1, w_ret=0.2, w_tool=0.0, gate=True),  # REFERENCE.md §5
+    'vrag_rl': dict(w_ans=0.7, w_pat=0.1, w_ret=0.2, w_tool=0.0, gate=True),  # reference.md §5
     'tool_bonus': dict(w_ans=0.7, w_pat=0.1, w_ret=0.1, w_tool=0.1, gate=True),  # ours: crops pay only with a right answer
-    'answer_only': dict(w_ans=1.0, w_pat=0.0, w_ret=0.0, w_tool=0.0, gate=False),  # validation (REFERENCE.md §5)
+    'answer_only': dict(w_ans=1.0, w_pat=0.0, w_ret=0.0, w_tool=0.0, gate=False),  # validation (reference.md §5)
 }
 
 def composite_reward(r_ans: float, # answer reward, 0..1 (the judge's verdict)
                      r_pat: float, # format reward, 0 or 1
                      r_ret: float, # retrieval reward (NDCG), 0..1
                      used_tool: bool = False, # did the trajectory crop?
-                     w_ans: float = 0.7, w_pat: float = 0.1, w_ret: float = 0.2, # weights (REFERENCE.md §5)
+                     w_ans: float = 0.7, w_pat: float = 0.1, w_ret: float = 0.2, # weights (reference.md §5)
                      w_tool: float = 0.0, # bonus for a crop, paid only when r_ans > 0
                      gate: bool = True, # R = 0 when r_pat = 0
                     ) -> float: # the reward R
-    "R = w_ans·r_ans + w_pat·r_pat + w_ret·r_ret + w_tool·[crop and r_ans > 0], gated on the format (REFERENCE.md §5)."
+    "R = w_ans·r_ans + w_pat·r_pat + w_ret·r_ret + w_tool·[crop and r_ans > 0], gated on the format (reference.md §5)."
     if gate and r_pat <= 0: return 0.0
     return w_ans * r_ans + w_pat * r_pat + w_ret * r_ret + w_tool * float(bool(used_tool) and r_ans > 0)
 
@@ -175,7 +175,7 @@ def compute_score(data_source: str, # dataset name (unused: one reward for all s
                   ground_truth: str | dict, # the reference answer, or {'answer', 'gold_pages'}
                   extra_info: dict | None = None, # {'question', 'retrieved', 'preset', 'judge', weights...}
                  ) -> dict: # {'score', 'r_ans', 'r_pat', 'r_ret', 'used_tool'}, all floats
-    "verl's reward function: the composite VRAG-RL reward of one rollout (REFERENCE.md §5)."
+    "verl's reward function: the composite VRAG-RL reward of one rollout (reference.md §5)."
     gt, info = (ground_truth if isinstance(ground_truth, dict) else {'answer': ground_truth}), dict(extra_info or {})
     own = strip_observations(solution_str)
     answers = re.findall(r'<answer>(.*?)</answer>', own, re.S)

@@ -88,14 +88,14 @@ class ChatCodec:
 @dataclass
 class TokenRollout:
     "One multi-turn rollout as one token sequence: its loss mask, the model turn of each token, its images and the log-probs recorded when it was sampled."
-    group: str = ''  # the question's uid: all rollouts of one question share it (REFERENCE §6: test for it)
+    group: str = ''  # the question's uid: all rollouts of one question share it (reference.md §6: test for it)
     ids: list = field(default_factory=list)  # token ids: system, question, then replies and observations in order
     mask: list = field(default_factory=list)  # 1 on tokens the model wrote, 0 on prompt, observation and template tokens
     turns: list = field(default_factory=list)  # model turn (0, 1, ...) of each token, -1 where the model did not write it
     logprobs: list = field(default_factory=list)  # sampling-time log π of each model token (temperature 1), 0 elsewhere
     images: list = field(default_factory=list)  # processed images in order of appearance: {'pixel_values', 'image_grid_thw'}
     n_prompt: int = 0  # tokens before the first reply
-    reward: float = 0.0  # the composite reward (REFERENCE §5)
+    reward: float = 0.0  # the composite reward (reference.md §5)
     parts: dict = field(default_factory=dict)  # r_ans, r_pat, r_ret of the reward
     pruned: list = field(default_factory=list)  # GGPO's μ per model turn (1: no gradient); empty without GGPO
     trajectory: dict | None = None  # the episode as plain JSON (04_agent)

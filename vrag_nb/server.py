@@ -22,7 +22,7 @@ __all__ = ['Query_', 'SearchRequest', 'Batcher', 'create_app', 'SearchClient']
 Query_ = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
 
 class SearchRequest(BaseModel):
-    "Body of `POST /search` (REFERENCE.md §2); unknown fields (e.g. the reference's `search_corpus`) are ignored."
+    "Body of `POST /search` (reference.md §2); unknown fields (e.g. the reference's `search_corpus`) are ignored."
     model_config = ConfigDict(extra='ignore')
     queries: list[Query_] = Field(min_length=1, max_length=64, description='search queries, 1..64, each 1..2000 characters')
     top_k: int = Field(3, ge=1, le=100, description='pages per query (capped at the corpus size)')
@@ -84,7 +84,7 @@ def create_app(index: PageIndex, # the index to serve
     "The search app: `POST /search`, legacy `GET /search`, `GET /health`, `GET /pages/{doc}/{page}`."
     import asyncio
     app = FastAPI(title='vrag_nb search', version=vrag_nb.__version__,
-                  description='VRAG-compatible page search over a vrag_nb index (REFERENCE.md §2).')
+                  description='VRAG-compatible page search over a vrag_nb index (reference.md §2).')
     app.state.batcher = batcher = Batcher(index, max_batch)
 
     async def run(queries, top_k, method=None):

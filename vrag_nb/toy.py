@@ -87,7 +87,7 @@ class ToyEnv:
     def score(self, ep, # a finished episode
               example: dict, # its unified-format example
              ) -> dict: # `rewards.score` output: score, r_ans, r_pat, r_ret, used_tool, judge
-        "The composite reward of the finished episode and its parts (REFERENCE.md §5)."
+        "The composite reward of the finished episode and its parts (reference.md §5)."
         from vrag_nb.eval import gold_pages
         return score(ep.trajectory(), example['reference_answer'], gold_pages(example), self.judge, self.preset)
 
@@ -200,7 +200,7 @@ def grpo_step(policy: TinyPolicy, ref: TinyPolicy, opt: torch.optim.Optimizer, #
               token_weights: torch.Tensor | None = None, # [B, R] extra per-token loss weights (GGPO's 1 − μ); None: all 1
               max_grad_norm: float = 1.0, # gradient clipping
              ) -> dict: # metrics: reward_mean, reward_std, kl, entropy, clipfrac, response_length, grad_norm, loss
-    "One on-policy GRPO update from a batch of rollouts (REFERENCE.md §6), on the policy's device."
+    "One on-policy GRPO update from a batch of rollouts (reference.md §6), on the policy's device."
     dev = next(policy.parameters()).device
     batch = to_batch(rollouts, device=dev)
     mask = batch['response_mask'] * (token_weights.to(dev) if token_weights is not None else 1.0)

@@ -46,7 +46,7 @@ def prepare_policy(model, # a transformers LM or VLM, on its device
 def load_policy(path, # hub id or local dir of a transformers checkpoint
                 device: str = 'auto', # 'auto' (cuda when available), 'cpu', 'cuda', ...
                 dtype: str = 'auto', # 'auto' (bfloat16 on cuda, float32 on cpu), 'bfloat16', 'float32'
-                min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # the image processor's budget: the agent's (REFERENCE §3)
+                min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # the image processor's budget: the agent's (reference.md §3)
                ) -> tuple: # (model, tokenizer, image processor or None)
     "Load a checkpoint: a Qwen-VL-family VLM when its config has a vision part (PIL image processor, no torchvision), else a causal LM."
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText, AutoTokenizer, Qwen2VLImageProcessorPil
@@ -80,7 +80,7 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 codec: ChatCodec, # their encoding
                 opt: torch.optim.Optimizer, # over the trainable parameters
                 ref=None, # frozen reference model; None: the adapter disabled (LoRA), or no KL
-                kl_coef: float = 0.01, clip_ratio: float = 0.2, # VRAG-RL: 0.01, 0.2 (REFERENCE §6)
+                kl_coef: float = 0.01, clip_ratio: float = 0.2, # VRAG-RL: 0.01, 0.2 (reference.md §6)
                 micro_batch: int = 4, # rollouts per forward/backward
                 max_grad_norm: float = 1.0, # gradient clipping
                 dr_grpo: bool = False, # Dr.GRPO: advantages not divided by the group's std
@@ -154,7 +154,7 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, checkpoint.pt, adapte
                  sft_steps: int = 0, sft_lr: float = 1e-4, sft_batch: int = 4, # cold start on demonstrations (0 steps: none)
                  demo_policy=None, # who demonstrates (messages -> reply); None: the offline baseline (04a), which searches, crops and answers
                  max_turns: int = 4, turn_tokens: int = 256, response_length: int = 2048, # per rollout: turns (VRAG-RL: 4), tokens per reply, tokens in all
-                 min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # view pixel budget (REFERENCE §3)
+                 min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # view pixel budget (reference.md §3)
                  allow_crop: bool = True, # the `<bbox>` action
                  temperature: float = 1.0, # rollout sampling temperature
                  obs_chars: int = 600, # text LMs: characters per view

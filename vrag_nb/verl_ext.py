@@ -23,7 +23,7 @@ def compute_ggpo_outcome_advantage(token_level_rewards: torch.Tensor, # [batch, 
                                    config=None, # verl's algorithm config (unused)
                                    **kwargs, # other inputs verl may pass (unused)
                                   ) -> tuple[torch.Tensor, torch.Tensor]: # (advantages, returns) [batch, response_len]
-    "GGPO's advantage for verl: GRPO's group advantage, unchanged; pruning lives in the response mask (REFERENCE.md §6)."
+    "GGPO's advantage for verl: GRPO's group advantage, unchanged; pruning lives in the response mask (reference.md §6)."
     return group_advantages(token_level_rewards, response_mask, index, epsilon, norm_adv_by_std_in_grpo)
 
 def register():
@@ -52,10 +52,10 @@ def verl_overrides(model: str = 'Qwen/Qwen2.5-VL-7B-Instruct', # hub id or local
                    train_files: str = 'data/verl/train.parquet', val_files: str = 'data/verl/val.parquet', # verl RLHF parquet files
                    algo: str = 'grpo', # 'grpo' or 'ggpo'
                    n_gpus: int | None = None, nnodes: int = 1, # GPUs per node (None: the preset's, 8 or 1), nodes
-                   preset: str = 'vrag_rl', # 'vrag_rl' (REFERENCE.md §6, full fine-tuning) or 'one_gpu_lora' (`PRESETS`)
+                   preset: str = 'vrag_rl', # 'vrag_rl' (reference.md §6, full fine-tuning) or 'one_gpu_lora' (`PRESETS`)
                    **extra, # more overrides, key=value (dots as '__': actor_rollout_ref__rollout__n=8)
                   ) -> list[str]: # Hydra overrides for verl.trainer.main_ppo
-    "Overrides for verl's PPO trainer with the VRAG-RL settings (REFERENCE.md §6) or a preset, our reward and estimator; raises `ValueError` on an unknown algo or preset."
+    "Overrides for verl's PPO trainer with the VRAG-RL settings (reference.md §6) or a preset, our reward and estimator; raises `ValueError` on an unknown algo or preset."
     import vrag_nb.rewards as rewards
     if algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {algo!r}")
     if preset not in PRESETS: raise ValueError(f'unknown preset {preset!r}: one of {sorted(PRESETS)}')

@@ -95,7 +95,7 @@ class VRAGTool(BaseTool):
         self.episodes.pop(instance_id, None)
 
 class SearchTool(VRAGTool):
-    "verl tool `search(query)`: shows the best-ranked page this trajectory has not seen (REFERENCE.md §3)."
+    "verl tool `search(query)`: shows the best-ranked page this trajectory has not seen (reference.md §3)."
     kind = 'search'
     def get_openai_tool_schema(self) -> OpenAIFunctionToolSchema:
         "The OpenAI function schema: `search(query: string)`."
@@ -108,7 +108,7 @@ class SearchTool(VRAGTool):
         return q.strip()
 
 class CropTool(VRAGTool):
-    "verl tool `crop(bbox)`: zooms into a box of the latest image, in that image's pixels (REFERENCE.md §3)."
+    "verl tool `crop(bbox)`: zooms into a box of the latest image, in that image's pixels (reference.md §3)."
     kind = 'bbox'
     def get_openai_tool_schema(self) -> OpenAIFunctionToolSchema:
         "The OpenAI function schema: `crop(bbox: array)`."

@@ -52,7 +52,7 @@ def video_info(path: str | Path, # a video file
 # %% ../nbs/00a_video.ipynb #a55afebc
 def split_video(path: str | Path, # a video file
                 out_dir: str | Path, # where the chunks go: `<stem>_1.mp4`, `<stem>_2.mp4`, ...
-                chunk_seconds: float = 60, # chunk length, seconds (REFERENCE.md §1: 60); the last chunk may be shorter
+                chunk_seconds: float = 60, # chunk length, seconds (reference.md §1: 60); the last chunk may be shorter
                ) -> list[tuple[Path, float, float]]: # [(chunk file, start, end)], seconds into the source
     "Cut a video into fixed-length H.264 chunks with the bundled ffmpeg; raises `VideoError` on an unreadable video."
     if chunk_seconds <= 0: raise ValueError(f'chunk_seconds must be positive, got {chunk_seconds}')
