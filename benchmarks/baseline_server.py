@@ -3,7 +3,7 @@ one request at a time (a global lock) — the shape of the reference's search en
 import sys, threading
 import faiss, uvicorn
 from fastapi import FastAPI
-from vrag_nb.index import PageIndex
+from vrag_nb.retrieval.index import PageIndex
 
 idx = PageIndex.load(sys.argv[1])
 vecs, owner = idx.index.reconstruct_n(0, idx.index.ntotal), idx.owner

@@ -1,4 +1,4 @@
-"""GRPO vs GGPO on the toy search-crop-answer game (07a_toy, 07b_ggpo): several seeds, same settings.
+"""GRPO vs GGPO on the toy search-crop-answer game (07a_rl.toy, 07b_rl.ggpo): several seeds, same settings.
 
 Usage: .venv/bin/python benchmarks/ggpo_vs_grpo.py --seeds 0 1 2 3 4 --steps 150 --out benchmarks/results/ggpo_vs_grpo.json
 Writes the JSON (per seed: reward curve, steps to reach the threshold, final reward) and a plot beside it (.png).
@@ -17,7 +17,7 @@ def main():
     ap.add_argument('--out', default='benchmarks/results/ggpo_vs_grpo.json')
     a = ap.parse_args()
     import torch
-    from vrag_nb.toy import toy_corpus, train
+    from vrag_nb.rl.toy import toy_corpus, train
     idx, exs = toy_corpus()
     res = dict(steps=a.steps, threshold=a.threshold, seeds=a.seeds, runs={})
     for algo in ('grpo', 'ggpo'):

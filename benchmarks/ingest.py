@@ -25,8 +25,8 @@ def _timed(f):
     t = time.perf_counter(); f(); return time.perf_counter() - t
 
 def one_run(pdfs):
-    from vrag_nb.corpus import build_corpus
-    from vrag_nb.index import PageIndex
+    from vrag_nb.retrieval.corpus import build_corpus
+    from vrag_nb.retrieval.index import PageIndex
     out = Path(tempfile.mkdtemp())
     t0 = time.perf_counter()
     rep = build_corpus(pdfs, out, progress=False)
@@ -42,8 +42,8 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--out')
     a = ap.parse_args()
-    from vrag_nb.embed import MiniLMEmbedder
-    from vrag_nb.corpus import build_corpus, load_pages
+    from vrag_nb.retrieval.embed import MiniLMEmbedder
+    from vrag_nb.retrieval.corpus import build_corpus, load_pages
     pdfs = sorted(str(p) for p in Path(a.pdfs).glob('*.pdf'))
     # tokens the embedder reads: every passage of every page
     tmp = Path(tempfile.mkdtemp()); build_corpus(pdfs, tmp, progress=False)

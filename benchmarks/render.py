@@ -1,4 +1,4 @@
-"""Rendering benchmark: `vrag_nb.corpus.build_corpus` against pdf2image (poppler's pdftoppm) on the same PDFs,
+"""Rendering benchmark: `vrag_nb.retrieval.corpus.build_corpus` against pdf2image (poppler's pdftoppm) on the same PDFs,
 at the same DPI and JPEG quality, both with the same number of processes. Median of N runs; pages/s and ratio.
 
     apt-get install poppler-utils && .venv/bin/pip install pdf2image
@@ -13,7 +13,7 @@ import argparse, json, os, platform, shutil, statistics, tempfile, time
 from pathlib import Path
 
 def ours(pdfs, dpi, quality, workers):
-    from vrag_nb.corpus import build_corpus
+    from vrag_nb.retrieval.corpus import build_corpus
     out = Path(tempfile.mkdtemp())
     t = time.perf_counter()
     rep = build_corpus(pdfs, out, dpi=dpi, quality=quality, ocr=False, progress=False, workers=workers)

@@ -5,7 +5,7 @@ loopback, over the same 10,000-page index.
     .venv/bin/python benchmarks/serve.py --out benchmarks/results/serve.json
 
 The index: 10,000 pages whose texts are the sample corpus's pages recycled (so BM25 does real work) and whose passage
-vectors (8 per page, 80,000 in all) are synthetic embeddings (`vrag_nb.ann.synthetic_embeddings`) — embedding
+vectors (8 per page, 80,000 in all) are synthetic embeddings (`vrag_nb.retrieval.ann.synthetic_embeddings`) — embedding
 80,000 real passages would take hours on 2 cores, and search cost does not depend on what the vectors mean. Query
 vectors come from the real MiniLM model, from the questions of data/qa.json. Every run is bounded: a fixed number
 of requests per setting."""
@@ -14,11 +14,11 @@ from pathlib import Path
 import httpx, numpy as np
 
 def synthetic_index(out: Path, corpus: Path, n_pages=10_000, per_page=8):
-    from vrag_nb.ann import synthetic_embeddings, make_index
-    from vrag_nb.corpus import load_pages
-    from vrag_nb.index import commit_files, _index_files, FUSION
-    from vrag_nb.sparse import BM25Pages
-    from vrag_nb.embed import MiniLMEmbedder
+    from vrag_nb.retrieval.ann import synthetic_embeddings, make_index
+    from vrag_nb.retrieval.corpus import load_pages
+    from vrag_nb.retrieval.index import commit_files, _index_files, FUSION
+    from vrag_nb.retrieval.sparse import BM25Pages
+    from vrag_nb.retrieval.embed import MiniLMEmbedder
     import vrag_nb
     src = load_pages(corpus)
     (out/'pages').mkdir(parents=True, exist_ok=True)
@@ -59,7 +59,7 @@ if __name__ == '__main__':
     ap.add_argument('--corpus', default='demo_out/index', help='a built corpus dir whose page texts are recycled')
     ap.add_argument('--requests', type=int, default=400); ap.add_argument('--out', default=None)
     a = ap.parse_args()
-    from vrag_nb.eval import load_qa
+    from vrag_nb.eval.retrieval import load_qa
     queries = [e['query'] for e in load_qa('data/qa.json')]
     d = Path(tempfile.mkdtemp()); t = time.time(); synthetic_index(d, Path(a.corpus)); print(f'10,000-page index built in {time.time() - t:.0f} s', flush=True)
     bin_ = Path(sys.executable).parent

@@ -1,4 +1,4 @@
-"""GRPO on SmolLM2-135M-Instruct over the real VRAG agent loop, on CPU (07f_llm_grpo).
+"""GRPO on SmolLM2-135M-Instruct over the real VRAG agent loop, on CPU (07f_rl.verl.llm_grpo).
 
     .venv/bin/python benchmarks/smollm2_grpo.py --steps 30 --out benchmarks/results/smollm2_grpo
 
@@ -7,8 +7,8 @@ Writes metrics.jsonl (phase base / sft / grpo / eval: greedy, every question, ev
 import argparse, json, time
 from pathlib import Path
 import numpy as np
-from vrag_nb.toy import toy_corpus
-from vrag_nb.llm_grpo import train_llm, plot_llm_metrics
+from vrag_nb.rl.toy import toy_corpus
+from vrag_nb.rl.verl.llm_grpo import train_llm, plot_llm_metrics
 
 ap = argparse.ArgumentParser()
 ap.add_argument('--steps', type=int, default=30)

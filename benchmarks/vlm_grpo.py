@@ -1,4 +1,4 @@
-"""GRPO steps of a vision-language policy playing the VRAG game on the bundled corpus, timed (07h_trainer).
+"""GRPO steps of a vision-language policy playing the VRAG game on the bundled corpus, timed (07h_rl.trainer).
 
     .venv/bin/python benchmarks/vlm_grpo.py --arch qwen2.5-vl-3b --steps 3      # one GPU; that architecture with random weights, no download
     .venv/bin/python benchmarks/vlm_grpo.py --model /path/to/Qwen2.5-VL-3B-Instruct   # a real checkpoint
@@ -13,10 +13,10 @@ times decoding at its worst and the update without images; a real checkpoint pla
 import argparse, copy, json, statistics, sys, tempfile, time
 from pathlib import Path
 import torch
-from vrag_nb.toy import toy_corpus
+from vrag_nb.rl.toy import toy_corpus
 from vrag_nb.core import MIN_PIXELS, MAX_PIXELS
-from vrag_nb.grpo import resolve_device
-from vrag_nb.trainer import train_policy, load_policy
+from vrag_nb.rl.grpo import resolve_device
+from vrag_nb.rl.trainer import train_policy, load_policy
 
 ARCH = {  # Qwen2.5-VL text and vision sizes (the released configs), built with random weights
     'qwen2.5-vl-3b': dict(text=dict(hidden_size=2048, intermediate_size=11008, num_hidden_layers=36, num_attention_heads=16, num_key_value_heads=2),
@@ -28,7 +28,7 @@ ARCH = {  # Qwen2.5-VL text and vision sizes (the released configs), built with 
 def build_arch(name, device, dtype):
     "The architecture with random weights, made on the device; SmolLM2's tokenizer with Qwen's vision tokens (vocabulary: its size)."
     from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2VLImageProcessorPil
-    from vrag_nb.vlm_embed import _tiny_tokenizer
+    from vrag_nb.retrieval.vlm_embed import _tiny_tokenizer
     tok, ids = _tiny_tokenizer()
     a = ARCH[name]
     cfg = Qwen2_5_VLConfig(
@@ -67,7 +67,7 @@ pix = dict(min_pixels=4 * 784, max_pixels=16 * 784) if a.tiny else dict(min_pixe
 
 def make():
     if a.tiny:
-        from vrag_nb.vlm_embed import tiny_qwen25vl
+        from vrag_nb.retrieval.vlm_embed import tiny_qwen25vl
         from transformers import Qwen2VLImageProcessorPil
         m, t, _ = tiny_qwen25vl()
         return m, t, Qwen2VLImageProcessorPil(**pix)

@@ -11,7 +11,7 @@ def texts():
     "(path, text) of every file that may cite the reference notes: notebooks (cell sources), the library, README, benchmarks, tools."
     for p in sorted(root.glob('nbs/*.ipynb')):
         yield p, '\n'.join(''.join(c['source']) for c in json.loads(p.read_text())['cells'])
-    for pattern in ('vrag_nb/*.py', 'benchmarks/*.py', 'tools/*.py', 'README.md', 'nbs/*.md'):
+    for pattern in ('vrag_nb/**/*.py', 'benchmarks/*.py', 'tools/*.py', 'README.md', 'nbs/*.md'):
         for p in sorted(root.glob(pattern)):
             if p.name != Path(__file__).name: yield p, p.read_text()
 

@@ -27,7 +27,7 @@ def check_unchanged(cmd, pattern, what):
     print(f"{what}: {'FAILED' if changed else 'ok'}", flush=True)
 
 check_unchanged('nbdev_clean', 'nbs/*.ipynb', 'notebooks clean')
-check_unchanged('nbdev_export', 'vrag_nb/*.py', 'library in sync with notebooks')
+check_unchanged('nbdev_export', 'vrag_nb/**/*.py', 'library in sync with notebooks')
 r = subprocess.run([sys.executable, 'tools/readme.py', '--check'])
 if r.returncode: problems.append('README.md is out of sync with nbs/index.ipynb (run `make readme`)')
 print(f"README in sync: {'FAILED' if r.returncode else 'ok'}", flush=True)
@@ -36,7 +36,7 @@ if r.returncode: problems.append('repository checks (tools/repo_checks.py) faile
 
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
 # Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or their
-# thread pools fight over the cores (07g_rollout + 07h_trainer side by side: 132 s with the default threads, 59 s with one).
+# thread pools fight over the cores (07g_rl.rollout + 07h_rl.trainer side by side: 132 s with the default threads, 59 s with one).
 env = {**os.environ, 'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '1')}
 def run(nb):
     t = time.time()

@@ -8,11 +8,11 @@ import json as js, re, sys, time
 from pathlib import Path
 from fastcore.script import call_parse, Param, store_true
 import vrag_nb
-from .agent import VRAGAgent, View, save_trajectory, describe_event
-from .corpus import build_corpus
-from .index import PageIndex, _pages_hash
-from .eval import load_qa, evaluate_retrieval, gold_pages, plot_retrieval
-from .agent_eval import make_policy, evaluate_agent, MODES
+from .agent.loop import VRAGAgent, View, save_trajectory, describe_event
+from .retrieval.corpus import build_corpus
+from .retrieval.index import PageIndex, _pages_hash
+from .eval.retrieval import load_qa, evaluate_retrieval, gold_pages, plot_retrieval
+from .eval.agents import make_policy, evaluate_agent, MODES
 
 # %% auto #0
 __all__ = ['DEMO_UIDS', 'vrag_index', 'vrag_search', 'terminal_text', 'print_event', 'drive', 'ask', 'ask_vimrag', 'vrag_ask',
@@ -86,7 +86,7 @@ def drive(agent, # a `VRAGAgent` or `VimRAGAgent`
 
 def ask(index: PageIndex, # the index to search
         question: str, # the question
-        policy, # a policy (04a_policies)
+        policy, # a policy (04a_agent.policies)
         out: str | Path | None = None, # dir for trajectory JSON and crop images
         name: str = 'trajectory', # file stem for this question's outputs
         max_steps: int = 10, # step budget
@@ -119,8 +119,8 @@ def ask_vimrag(index: PageIndex, # the index to search
                max_steps: int = 20, # step budget (reference default)
               ) -> dict: # the trajectory
     "Run the VimRAG agent on one question, print its events, save the trajectory and the graph's HTML view under `out`; stopped by Ctrl-C or an error, save what was done, then raise."
-    from vrag_nb.vimrag import VimRAGAgent
-    from vrag_nb.graph_views import graph_html
+    from vrag_nb.vimrag.agent import VimRAGAgent
+    from vrag_nb.vimrag.views import graph_html
     agent = VimRAGAgent(index, policy, max_steps=max_steps)
     stopped = drive(agent, question, lambda e: e['event'] != 'done' and print_event(e))
     traj = agent.trajectory
@@ -163,7 +163,7 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
     if bad := [m for m in modes if m not in MODES]: _die(f"unknown mode {bad[0]!r}: use some of {', '.join(MODES)}")
     judge = None
     if judge_url:
-        from vrag_nb.judge import LLMJudge
+        from vrag_nb.eval.judge import LLMJudge
         judge = LLMJudge(judge_url, judge_model, api_key=api_key or 'EMPTY')
     policy_name = f'{model} at {base_url}' if base_url else 'offline baseline (not a VLM)'
     try: res = evaluate_agent(idx, exs, out, modes, lambda m: make_policy(idx, base_url, model, api_key, mode=m), judge, policy_name,
@@ -227,7 +227,7 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
                port: Param('TCP port (VRAG default: 8001)', int) = 8001):
     "Serve an index over HTTP in VRAG's search wire format (POST /search, GET /search, /health, /pages)."
     import uvicorn
-    from vrag_nb.server import create_app
+    from vrag_nb.retrieval.server import create_app
     uvicorn.run(create_app(_load(index_dir)), host=host, port=port)
 
 # %% ../nbs/09_cli.ipynb #adf0f3bb
@@ -237,7 +237,7 @@ def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
               remove: Param('document name (file stem) to remove', str, nargs='+') = None,
               merge: Param('another index dir to merge into this one', str) = None):
     "List the documents of an index; add, remove or merge documents (each change committed all-or-nothing)."
-    import vrag_nb.index_ops  # noqa: F401 -- importing it adds documents/add/remove/merge to PageIndex
+    import vrag_nb.retrieval.documents  # noqa: F401 -- importing it adds documents/add/remove/merge to PageIndex
     idx = _load(index_dir)
     try:
         for doc in remove or []: idx.remove(doc); print(f'removed {doc}')
@@ -269,7 +269,7 @@ def vrag_demo(out: Param('output dir: index, trajectories, crops', str) = 'demo_
     except (FileNotFoundError, ValueError): idx = PageIndex.build(idx_dir)
     print(f'{rep!r}; index ready after {time.time() - t0:.1f} s')
     exs = {e.get('uid'): e for e in load_qa(qa)}
-    from vrag_nb.policies import OfflinePolicy
+    from vrag_nb.agent.policies import OfflinePolicy
     policy = OfflinePolicy(idx.pages, idx.embedder)
     print('policy: the offline baseline (text blocks + MiniLM + SmolLM2-135M), not a VLM')
     for uid in uids.split(','):

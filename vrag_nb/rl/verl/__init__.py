@@ -1,0 +1,1 @@
+"""verl integration: registered estimator and reward, tools, the agent loop, the SmolLM2 run. Needs verl (the `train` extra)."""
