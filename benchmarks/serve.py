@@ -16,7 +16,7 @@ import httpx, numpy as np
 def synthetic_index(out: Path, corpus: Path, n_pages=10_000, per_page=8):
     from vrag_nb.retrieval.ann import synthetic_embeddings, make_index
     from vrag_nb.retrieval.corpus import load_pages
-    from vrag_nb.retrieval.index import commit_files, _index_files, FUSION
+    from vrag_nb.retrieval.index import commit_files, index_files, FUSION
     from vrag_nb.retrieval.sparse import BM25Pages
     from vrag_nb.retrieval.embed import MiniLMEmbedder
     import vrag_nb
@@ -31,7 +31,7 @@ def synthetic_index(out: Path, corpus: Path, n_pages=10_000, per_page=8):
     meta = dict(embedder=MiniLMEmbedder.name, dim=384, kind='flat', metric='inner_product', count=n_pages, vectors=len(vecs), passages=True,
                 method='hybrid', fusion=dict(FUSION), created='synthetic', version=vrag_nb.__version__, pages_hash='synthetic')
     commit_files(out, {'pages.jsonl': ''.join(json.dumps(p) + '\n' for p in pages).encode(),
-                       **_index_files(make_index(vecs, 'flat'), owner, BM25Pages.build([p['text'] for p in pages]), meta)})
+                       **index_files(make_index(vecs, 'flat'), owner, BM25Pages.build([p['text'] for p in pages]), meta)})
 
 async def load(url, queries, n, concurrency, top_k=3):
     lat, it = [], iter(range(n))

@@ -1,8 +1,9 @@
-"""Repository checks that `make test` runs beside the notebooks: citations of the reference notes point to sections that exist.
+"""Repository checks that `make test` runs beside the notebooks: citations of the reference notes point to sections that
+exist, and the library's import graph keeps its layers.
 
 `python tools/repo_checks.py` prints one line per check and exits non-zero when one fails.
 """
-import json, re, sys
+import ast, json, re, sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
@@ -25,8 +26,44 @@ def citation_problems() -> list[str]:
         if 'REFERENCE' + '.md' in text: problems.append(f'{p.relative_to(root)}: cites REFERENCE' + '.md, which is not in the repository (use reference.md)')
     return problems
 
+# The layers, lowest first: a module may import from its own layer and the ones before it, never from a later one.
+LAYERS = ('core', 'models', 'retrieval', 'agent', 'vimrag', 'eval', 'rl', 'rl.verl', 'cli')
+# What a layer's modules may import at module level, beyond the base install (heavier libraries are imported inside functions).
+HEAVY = {'torch': 'rl', 'transformers': 'rl', 'peft': 'rl', 'verl': 'rl.verl'}
+
+def layer_of(module: str) -> int | None:
+    "Position in LAYERS of a `vrag_nb...` module (None for the package root and `_modidx`)."
+    parts = module.split('.')[1:]
+    name = 'rl.verl' if parts[:2] == ['rl', 'verl'] else parts[0] if parts else ''
+    return LAYERS.index(name) if name in LAYERS else None
+
+def import_problems() -> list[str]:
+    "Imports of a private name from another module, imports against the layer order, and heavy libraries imported at module level too early."
+    problems = []
+    for p in sorted((root/'vrag_nb').rglob('*.py')):
+        if p.name == '_modidx.py': continue
+        me = '.'.join(p.relative_to(root).with_suffix('').parts).removesuffix('.__init__')
+        pkg = me if p.name == '__init__.py' else me.rsplit('.', 1)[0]
+        tree = ast.parse(p.read_text())
+        top = set(map(id, tree.body))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = pkg.rsplit('.', node.level - 1)[0] if node.level > 1 else pkg
+                targets, names = [(base + '.' + node.module if node.module else base) if node.level else node.module or ''], [a.name for a in node.names]
+            elif isinstance(node, ast.Import): targets, names = [a.name for a in node.names], []
+            else: continue
+            for t in targets:
+                lib, lt, lm = t.split('.')[0], layer_of(t), layer_of(me)
+                if lib in HEAVY and id(node) in top and lm is not None and lm < LAYERS.index(HEAVY[lib]):
+                    problems.append(f'{me} ({LAYERS[lm]}) imports {lib} at module level: only {HEAVY[lib]} and later layers may (import it where it is used)')
+                if lib != 'vrag_nb': continue
+                problems += [f'{me}: imports the private name {n} from {t}' for n in names if n.startswith('_') and not n.startswith('__')]
+                if lt is not None and lm is not None and lt > lm: problems.append(f'{me} ({LAYERS[lm]}) imports {t} ({LAYERS[lt]}): against the layer order {" -> ".join(LAYERS)}')
+    return problems
+
 if __name__ == '__main__':
-    problems = citation_problems()
-    for line in problems: print('  ' + line)
-    print(f"citations of nbs/reference.md: {'FAILED' if problems else 'ok'}")
-    sys.exit(1 if problems else 0)
+    failed = False
+    for what, problems in [('citations of nbs/reference.md', citation_problems()), ('import graph (layers, private names)', import_problems())]:
+        for line in problems: print('  ' + line)
+        print(f"{what}: {'FAILED' if problems else 'ok'}"); failed |= bool(problems)
+    sys.exit(1 if failed else 0)

@@ -1,6 +1,6 @@
 """Browser test for the widgets: JupyterLab (headless, 127.0.0.1) + Debian's chromium driven by Playwright.
 
-Copies nbs/04b_agent.widgets.ipynb to a scratch dir, opens it in JupyterLab, runs all cells, then on the crop widget drags
+Copies nbs/04c_agent.widgets.ipynb to a scratch dir, opens it in JupyterLab, runs all cells, then on the crop widget drags
 the box to a new place and presses "Zoom into the crop". Prints one JSON line with what the page showed at each
 stage; saves screenshots under --artifacts. Exit status 0 when the run itself worked (the notebook cell that calls
 this checks the values). Needs /usr/bin/chromium (apt-get install chromium) and the dev install (playwright)."""
@@ -29,7 +29,7 @@ def main():
     from playwright.sync_api import sync_playwright
     art = Path(a.artifacts); art.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix='vrag_nb_browser_'))
-    (work/'nbs').mkdir(); shutil.copy(REPO/'nbs'/'04b_agent.widgets.ipynb', work/'nbs'); os.symlink(REPO/'data', work/'data')
+    (work/'nbs').mkdir(); shutil.copy(REPO/'nbs'/'04c_agent.widgets.ipynb', work/'nbs'); os.symlink(REPO/'data', work/'data')
     port, token = free_port(), 'vrag-nb-test'
     # the notebook's own browser-test cell skips itself; Jupyter's config, data, runtime and workspace state are
     # fresh, so nothing a person's earlier JupyterLab session left behind (open tabs, dialogs) gets in the way
@@ -50,7 +50,7 @@ def main():
             browser = p.chromium.launch(executable_path=a.chromium, args=['--no-sandbox', '--disable-gpu', '--disable-background-networking',
                                                                           '--disable-component-update', '--no-first-run'])
             page = browser.new_page(viewport={'width': 1400, 'height': 1000})
-            page.goto(f'http://127.0.0.1:{port}/lab/tree/nbs/04b_agent.widgets.ipynb?token={token}')
+            page.goto(f'http://127.0.0.1:{port}/lab/tree/nbs/04c_agent.widgets.ipynb?token={token}')
             page.wait_for_selector('.jp-NotebookPanel .jp-Cell', timeout=60_000)
             page.wait_for_selector('.jp-Toolbar-kernelName:has-text("Python 3")', timeout=60_000)  # the kernel is up
             started = "() => Array.from(document.querySelectorAll('.jp-InputPrompt')).some(e => /[*0-9]/.test(e.textContent))"
@@ -63,7 +63,7 @@ def main():
             except Exception:
                 page.screenshot(path=str(art/'failure.png'))
                 page.keyboard.press('Control+s'); time.sleep(2)
-                nb = httpx.get(f'http://127.0.0.1:{port}/api/contents/nbs/04b_agent.widgets.ipynb', params={'token': token}).json()['content']
+                nb = httpx.get(f'http://127.0.0.1:{port}/api/contents/nbs/04c_agent.widgets.ipynb', params={'token': token}).json()['content']
                 errs = [o for c in nb['cells'] for o in c.get('outputs', []) if o.get('output_type') == 'error']
                 prompts = page.evaluate("() => Array.from(document.querySelectorAll('.jp-InputPrompt')).map(e => e.textContent)")
                 raise RuntimeError(f'the crop widget never appeared; prompts {prompts}; errors {[(e["ename"], e["evalue"]) for e in errs]}')

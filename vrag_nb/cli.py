@@ -8,9 +8,10 @@ import json as js, re, sys, time
 from pathlib import Path
 from fastcore.script import call_parse, Param, store_true
 import vrag_nb
-from .agent.loop import VRAGAgent, View, save_trajectory, describe_event
+from .agent.loop import VRAGAgent, save_trajectory, describe_event
+from .agent.views import View
 from .retrieval.corpus import build_corpus
-from .retrieval.index import PageIndex, _pages_hash
+from .retrieval.index import PageIndex, pages_hash
 from .eval.retrieval import load_qa, evaluate_retrieval, gold_pages, plot_retrieval
 from .eval.agents import make_policy, evaluate_agent, MODES
 
@@ -86,7 +87,7 @@ def drive(agent, # a `VRAGAgent` or `VimRAGAgent`
 
 def ask(index: PageIndex, # the index to search
         question: str, # the question
-        policy, # a policy (04a_agent.policies)
+        policy, # a policy (04b_agent.policies)
         out: str | Path | None = None, # dir for trajectory JSON and crop images
         name: str = 'trajectory', # file stem for this question's outputs
         max_steps: int = 10, # step budget
@@ -264,7 +265,7 @@ def vrag_demo(out: Param('output dir: index, trajectories, crops', str) = 'demo_
     rep = build_corpus(pdfs, idx_dir)
     try:  # reuse the index only if it was built from exactly these pages
         idx = PageIndex.load(idx_dir)
-        if idx.meta.get('pages_hash') != _pages_hash(rep.pages): raise ValueError('the corpus changed')
+        if idx.meta.get('pages_hash') != pages_hash(rep.pages): raise ValueError('the corpus changed')
         print(f'reusing {idx!r}')
     except (FileNotFoundError, ValueError): idx = PageIndex.build(idx_dir)
     print(f'{rep!r}; index ready after {time.time() - t0:.1f} s')

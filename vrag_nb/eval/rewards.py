@@ -11,7 +11,7 @@ from rapidfuzz.distance import Levenshtein
 # %% auto #0
 __all__ = ['PRESETS', 'strip_observations', 'format_reward', 'normalize_answer', 'exact_match', 'token_f1', 'anls', 'ndcg_reward',
            'composite_reward', 'contains_reference', 'ANLSJudge', 'retrieved_pages', 'answer_text', 'score',
-           'compute_score']
+           'judge_for', 'compute_score']
 
 # %% ../../nbs/06_eval.rewards.ipynb #b8e038c9
 def strip_observations(response: str | list[dict], # a decoded rollout (ChatML), or a message list
@@ -160,7 +160,8 @@ def score(trajectory: dict, # a trajectory from either agent
 
 # %% ../../nbs/06_eval.rewards.ipynb #469f1bfa
 _JUDGES = {}
-def _judge_for(spec):
+def judge_for(spec, # None (ANLS), a number (the ANLS threshold), or a dict of `LLMJudge` arguments
+             ): # a judge: callable (question, reference, answer) -> bool
     "A judge from `extra_info['judge']`, built once per process: None -> ANLSJudge(), a dict -> LLMJudge(**dict)."
     key = repr(sorted(spec.items())) if isinstance(spec, dict) else repr(spec)
     if key not in _JUDGES:
@@ -182,5 +183,5 @@ def compute_score(data_source: str, # dataset name (unused: one reward for all s
     traj = dict(question=info.get('question', ''), answer=answers[-1].strip() if answers else '', retrieved=list(info.get('retrieved', [])),
                 crops=re.findall(r'<bbox>.*?</bbox>', own, re.S), messages=[{'role': 'assistant', 'content': own}])
     w = {k: info[k] for k in ('w_ans', 'w_pat', 'w_ret', 'w_tool', 'gate') if k in info}
-    s = score(traj, gt['answer'], list(gt.get('gold_pages', info.get('gold_pages', []))), _judge_for(info.get('judge')), info.get('preset', 'vrag_rl'), **w)
+    s = score(traj, gt['answer'], list(gt.get('gold_pages', info.get('gold_pages', []))), judge_for(info.get('judge')), info.get('preset', 'vrag_rl'), **w)
     return {k: float(s[k]) for k in ('score', 'r_ans', 'r_pat', 'r_ret', 'used_tool')}

@@ -15,7 +15,7 @@ from ..core import Page, write_jsonl
 from .corpus import build_corpus
 from .sparse import BM25Pages
 from .ann import make_index, to_gpu
-from .index import PageIndex, commit_files, _index_files, _embed_batch, _pages_hash, _absolute
+from .index import PageIndex, commit_files, index_files, embed_batch, pages_hash, absolute_paths
 
 # %% auto #0
 __all__ = []
@@ -43,10 +43,10 @@ def _replace(self: PageIndex, pages: list[Page], vecs: np.ndarray, owner: np.nda
     else: index = make_index(vecs, self.meta['kind'])
     bm25 = BM25Pages.build([p.text for p in pages])
     rel = [Page.from_dict({**p.to_dict(), 'image': str(Path(p.image).relative_to(self.path)) if Path(p.image).is_relative_to(self.path) else p.image}) for p in pages]
-    meta = {**self.meta, 'count': len(pages), 'vectors': int(index.ntotal), 'pages_hash': _pages_hash(pages),
+    meta = {**self.meta, 'count': len(pages), 'vectors': int(index.ntotal), 'pages_hash': pages_hash(pages),
             'updated': datetime.now(timezone.utc).isoformat(timespec='seconds'), 'last_op': op}
     commit_files(self.path, {'pages.jsonl': ''.join(json.dumps(p.to_dict(), ensure_ascii=False) + '\n' for p in rel).encode(),
-                             **_index_files(index, owner, bm25, meta)})
+                             **index_files(index, owner, bm25, meta)})
     self.__init__(self.path, pages, to_gpu(index), owner, bm25, self.embedder, meta)  # resets derived state (positions, caches)
     return self
 
@@ -79,8 +79,8 @@ def add(self: PageIndex,
     new = [p for p in rep.pages if p.doc not in have]
     for d in sorted({p.doc for p in rep.pages if p.doc in have}): print(f'{d}: already in the index, skipped (remove it first to re-index)', file=sys.stderr)
     if not new: return self
-    new = _absolute(new, self.path)
-    parts = [_embed_batch(self.embedder, new[s:s + batch_size], len(self.pages) + s) for s in range(0, len(new), batch_size)]
+    new = absolute_paths(new, self.path)
+    parts = [embed_batch(self.embedder, new[s:s + batch_size], len(self.pages) + s) for s in range(0, len(new), batch_size)]
     vecs = np.concatenate([_vectors(_cpu(self.index)), *[v for v, _ in parts]])
     owner = np.concatenate([self.owner, *[o for _, o in parts]])
     return self._replace(self.pages + new, vecs, owner, f'add {len(new)} pages')

@@ -19,10 +19,13 @@ from .ann import KINDS, choose_kind, make_index, to_gpu
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['STAGE', 'FUSION', 'METHODS', 'roll_forward', 'commit_files', 'PageIndex']
+__all__ = ['STAGE', 'FUSION', 'METHODS', 'pages_hash', 'embed_batch', 'roll_forward', 'commit_files', 'index_files', 'PageIndex',
+           'absolute_paths']
 
 # %% ../../nbs/03_retrieval.index.ipynb #335826f1
-def _pages_hash(pages: list[Page]) -> str:
+def pages_hash(pages: list[Page], # the corpus pages
+              ) -> str: # 16 hex digits
+    "A fingerprint of a corpus: page ids and a hash of each page's text, in order (an index built from other pages is stale)."
     return hashlib.sha256('\n'.join(f'{p.pid}\t{hashlib.sha1(p.text.encode()).hexdigest()}' for p in pages).encode()).hexdigest()[:16]
 
 def _embedder_by_name(name: str) -> Embedder:
@@ -32,7 +35,10 @@ def _embedder_by_name(name: str) -> Embedder:
 def _npz_bytes(**arrays) -> bytes:
     buf = io.BytesIO(); np.savez(buf, **arrays); return buf.getvalue()
 
-def _embed_batch(embedder, pages, offset):
+def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector`: one per token)
+                pages: list[Page], # the batch
+                offset: int, # corpus position of the batch's first page
+               ) -> tuple: # (vectors: float32 (n, dim), owner: int64 (n,), the corpus position of each vector's page)
     "Vectors of a batch of pages and, per vector, the index of its page in the corpus."
     if getattr(embedder, 'multi_vector', False):  # a vector per token (ColQwen2): all of them, owned by their page
         vl = embedder.embed_pages(pages)
@@ -86,7 +92,11 @@ def commit_files(path: Path, # the index dir
     atomic_write(stage/'COMMIT', json.dumps(order))
     roll_forward(path)
 
-def _index_files(index: faiss.Index, owner: np.ndarray, bm25: BM25Pages, meta: dict) -> dict:
+def index_files(index: faiss.Index, # the vectors
+                owner: np.ndarray, # int64 (n,): the corpus position of each vector's page
+                bm25: BM25Pages, # the sparse index
+                meta: dict, # meta.json's content
+               ) -> dict: # file name -> bytes, or a callable that writes the file (as `commit_files` takes them)
     "The files of an index dir (besides pages.jsonl), as `commit_files` takes them."
     return {'owner.npy': _npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
             'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()}
@@ -106,7 +116,7 @@ class PageIndex:
                 ):
         self.path, self.pages, self.index, self.owner, self.bm25, self.embedder, self.meta = Path(path), pages, index, owner, bm25, embedder, meta
         self.position = {(p.doc, p.page): i for i, p in enumerate(pages)}  # (doc, page) -> corpus position
-        self._mv_cache = None  # vectors and page ranges, filled by multi-vector search on first use
+        self.mv_cache = None  # (vectors, first, last): all vectors and each page's range, filled by multi-vector search (03c) on first use
 
     def __len__(self): return len(self.pages)
     def __repr__(self): return f"PageIndex({str(self.path)!r}, {len(self)} pages, {self.index.ntotal} vectors, {self.meta['embedder']}, {self.meta['kind']}, default {self.meta['method']})"
@@ -125,9 +135,9 @@ class PageIndex:
         path, embedder = Path(path), embedder or MiniLMEmbedder()
         if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         if kind not in ('auto', *KINDS): raise ValueError(f"kind must be 'auto' or one of {KINDS}, got {kind!r}")
-        pages = _absolute(load_pages(path), path)  # embedders that read images get paths they can open
+        pages = absolute_paths(load_pages(path), path)  # embedders that read images get paths they can open
         if not pages: raise ValueError(f"{path}/pages.jsonl has no pages: nothing to index")
-        ckpt, phash = path/'ckpt', _pages_hash(pages)
+        ckpt, phash = path/'ckpt', pages_hash(pages)
         state = dict(embedder=embedder.name, dim=embedder.dim, pages_hash=phash, batch_size=batch_size)
         if (ckpt/'state.json').exists() and json.loads((ckpt/'state.json').read_text()) != state:
             print(f"checkpoint in {ckpt} is for another corpus, embedder or batch size: starting over")
@@ -139,7 +149,7 @@ class PageIndex:
         with tqdm(total=len(pages), initial=done, desc='embed', unit='page', disable=not progress) as bar:
             for s in range(done, len(pages), batch_size):
                 batch = pages[s:s + batch_size]
-                pending.append(_embed_batch(embedder, batch, s)); bar.update(len(batch))
+                pending.append(embed_batch(embedder, batch, s)); bar.update(len(batch))
                 end = s + len(batch)
                 if end - start >= checkpoint_every or end == len(pages):
                     v, o = np.concatenate([p[0] for p in pending]), np.concatenate([p[1] for p in pending])
@@ -152,7 +162,7 @@ class PageIndex:
         meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages), vectors=int(index.ntotal),
                     passages=hasattr(embedder, 'embed_passages'), multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method, fusion=dict(FUSION),
                     created=datetime.now(timezone.utc).isoformat(timespec='seconds'), version=vrag_nb.__version__, pages_hash=phash)
-        commit_files(path, _index_files(index, owner, bm25, meta))
+        commit_files(path, index_files(index, owner, bm25, meta))
         shutil.rmtree(ckpt, ignore_errors=True)
         return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
 
@@ -173,12 +183,15 @@ class PageIndex:
         owner, pages = np.load(path/'owner.npy')['owner'], load_pages(path)
         if not (index.ntotal == meta.get('vectors') == len(owner)) or len(pages) != meta['count'] or index.d != meta['dim'] or (len(owner) and owner.max() >= len(pages)):
             raise ValueError(f"index {path} is inconsistent: {index.ntotal} vectors of dim {index.d}, {len(owner)} owners, {len(pages)} pages; meta.json says {meta.get('vectors')} vectors, {meta['count']} pages, dim {meta['dim']}")
-        return cls(path, _absolute(pages, path), to_gpu(index), owner, BM25Pages.load(path/'bm25', len(pages)), embedder, meta)
+        return cls(path, absolute_paths(pages, path), to_gpu(index), owner, BM25Pages.load(path/'bm25', len(pages)), embedder, meta)
 
 # %% ../../nbs/03_retrieval.index.ipynb #797455bd
 METHODS = ('dense', 'bm25', 'hybrid')
 
-def _absolute(pages: list[Page], root: Path) -> list[Page]:
+def absolute_paths(pages: list[Page], # pages as stored in pages.jsonl (paths relative to the index dir)
+                   root: Path, # the index dir
+                  ) -> list[Page]: # the same pages, changed in place: image and video paths absolute
+    "Resolve the page image and video paths of an index dir's pages against the dir."
     for p in pages:
         if not Path(p.image).is_absolute(): p.image = str((root/p.image).resolve())
         if p.video and not Path(p.video).is_absolute(): p.video = str((root/p.video).resolve())

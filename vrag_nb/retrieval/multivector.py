@@ -26,9 +26,9 @@ def maxsim_search(index, # a `PageIndex` built with a multi-vector embedder
                   exhaustive_below: int = 512, # corpora with fewer pages score every page exactly
                  ) -> list[list[tuple[int, float]]]: # per query, (page index, MaxSim score) best first
     "Rank pages by exact MaxSim over candidate pages found by each query token's nearest vectors."
-    if index._mv_cache is None:  # all vectors and per-page ranges, read from FAISS once
-        index._mv_cache = (index.index.reconstruct_n(0, index.index.ntotal), *page_ranges(index.owner, len(index.pages)))
-    vecs, start, end = index._mv_cache
+    if index.mv_cache is None:  # all vectors and per-page ranges, read from FAISS once
+        index.mv_cache = (index.index.reconstruct_n(0, index.index.ntotal), *page_ranges(index.owner, len(index.pages)))
+    vecs, start, end = index.mv_cache
     n, out = len(index.pages), []
     for q in qvecs:
         q = np.asarray(q, np.float32)

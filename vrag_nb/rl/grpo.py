@@ -110,7 +110,7 @@ def to_batch(rollouts: list[Rollout], # rollouts, several per prompt
     return out
 
 # %% ../../nbs/07_rl.grpo.ipynb #31d37d7b
-def rollout_from_messages(messages: list[dict], # a trajectory's messages (04_agent.loop): user turns with text/images, assistant replies
+def rollout_from_messages(messages: list[dict], # a trajectory's messages (04a_agent.loop): user turns with text/images, assistant replies
                           tokenizer, # a transformers tokenizer with a chat template
                           reward: float = 0.0, # the trajectory's reward
                           group: str = '', # the prompt's uid

@@ -7,8 +7,8 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass, field
 import torch
-from ..agent.loop import Episode, VRAGAgent, View
-from ..agent.policies import _inside
+from ..agent.loop import Episode, VRAGAgent
+from ..agent.views import View, block_in_region
 
 # %% auto #0
 __all__ = ['view_text', 'ChatCodec', 'TokenRollout', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs']
@@ -23,7 +23,7 @@ def view_text(view: View, # the image the model would see
     whole = page is not None and (x0, y0) == (0, 0) and (x1, y1) == (page.width, page.height)
     head = f"[{'page' if whole or page is None else 'zoomed region of page'} {view.page} of {view.doc}]"
     if page is None: return head
-    inside = [b for b in page.blocks if _inside(b, view.region)]  # the same block-in-region test as the offline policy
+    inside = [b for b in page.blocks if block_in_region(b, view.region)]  # the same block-in-region test as the offline policy
     body = ' '.join(' '.join(b[4].split()) for b in inside) if page.blocks else ' '.join(page.text.split())
     return f'{head}\n{body[:max_chars]}'
 
@@ -98,7 +98,7 @@ class TokenRollout:
     reward: float = 0.0  # the composite reward (reference.md §5)
     parts: dict = field(default_factory=dict)  # r_ans, r_pat, r_ret of the reward
     pruned: list = field(default_factory=list)  # GGPO's μ per model turn (1: no gradient); empty without GGPO
-    trajectory: dict | None = None  # the episode as plain JSON (04_agent.loop)
+    trajectory: dict | None = None  # the episode as plain JSON (04a_agent.loop)
 
     def add(self, ids: list[int], # token ids to append
             model: bool = False, # True: the model wrote them (loss mask 1)

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from ..agent.loop import VRAGAgent, to_view_frame
-from ..agent.policies import _inside
+from ..agent.loop import VRAGAgent
+from ..agent.views import to_view_frame, block_in_region
 from .grpo import Rollout, to_batch, group_advantages, policy_loss, low_var_kl, token_mean, resolve_device
 from ..eval.rewards import ANLSJudge, score
 from fastcore.script import call_parse, Param, store_true
@@ -71,7 +71,7 @@ class ToyEnv:
         if action == SEARCH: return f'<search>{query_recipe(ep.question, k)}</search>'
         view = ep.views[-1] if ep.views else None
         page = self.pages.get((view.doc, view.page)) if view is not None else None
-        blocks = [b for b in page.blocks if _inside(b, view.region)] if page else []  # the blocks shown, in reading order
+        blocks = [b for b in page.blocks if block_in_region(b, view.region)] if page else []  # the blocks shown, in reading order
         if action == CROP:
             if k >= len(blocks): return '<bbox>[0, 0, 0, 0]</bbox>'  # nothing there: an invalid crop
             return '<bbox>[{}, {}, {}, {}]</bbox>'.format(*to_view_frame(blocks[k][:4], view))

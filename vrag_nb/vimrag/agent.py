@@ -8,7 +8,8 @@ import json, math, re
 from pathlib import Path
 from typing import Callable, Iterator
 from ..core import Page, fit_to_budget, model_text, MAX_QUERY_CHARS, CHARS_PER_TOKEN
-from ..agent.loop import View, page_view, stream_reply, take_reply, stopped_by, StopRun
+from ..agent.loop import stream_reply, take_reply, stopped_by, StopRun
+from ..agent.views import View, page_view
 from ..retrieval.video import frame_file, video_info
 from .graph import MemoryGraph, MemoryItem, GraphError, select_visual_memory, VIDEO_MAX
 

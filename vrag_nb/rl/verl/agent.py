@@ -11,7 +11,8 @@ import torch
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.workers.rollout.replica import TokenOutput
 from ...core import MIN_PIXELS, MAX_PIXELS, atomic_write
-from ...agent.loop import Episode, View
+from ...agent.loop import Episode
+from ...agent.views import View
 from ..ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask, ggpo_response_mask
 from .tools import SearchTool, CropTool
 
@@ -139,7 +140,7 @@ class VRAGAgentLoop(AgentLoopBase):
                  preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
                  ggpo: bool = False, # zero the response mask on the turns GGPO prunes
                  allow_crop: bool = True, # False: no crop action (text-only policies cannot point at pixels)
-                 prompt: str | None = None, # first user turn with `{question}`; None: the VRAG prompt (04_agent.loop)
+                 prompt: str | None = None, # first user turn with `{question}`; None: the VRAG prompt (04a_agent.loop)
                  turn_tokens: int | None = None, # most tokens per model turn; None: whatever the response budget leaves
                  tools=None, # verl's tool list (unused: the loop brings its own)
                  **kwargs): # verl's AgentLoopBase arguments
@@ -208,11 +209,11 @@ class VRAGAgentLoop(AgentLoopBase):
 
     async def _finish(self, ep, ids, n_prompt, mask, lps, turn_ids, images, gt, metrics):
         "Score the episode, prune GGPO's turns from the mask, and pack verl's output."
-        from vrag_nb.eval.rewards import score, answer_text, _judge_for
+        from vrag_nb.eval.rewards import score, answer_text, judge_for
         traj, R, s, pruned, model_mask = ep.trajectory(), self.response_length, None, [], list(mask)
         extra = {'turn_ids': turn_ids[:R], 'model_mask': model_mask[:R], 'retrieved': traj['retrieved'], 'answer': answer_text(traj)}
         if gt:
-            s = await asyncio.get_running_loop().run_in_executor(None, lambda: score(traj, gt['answer'], list(gt['gold_pages']), _judge_for(self.judge), self.preset))
+            s = await asyncio.get_running_loop().run_in_executor(None, lambda: score(traj, gt['answer'], list(gt['gold_pages']), judge_for(self.judge), self.preset))
             if self.ggpo:
                 turns, graph, retrieved = vrag_turns(traj)
                 pruned = prune_mask(turns, s['r_ans'] > 0, answer_path(graph), valuable_retrievals(retrieved, gt['gold_pages']))

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import torch
 from ...core import atomic_write, read_jsonl
-from ...agent.loop import View, VRAGAgent
+from ...agent.loop import VRAGAgent
+from ...agent.views import View
 from ..grpo import Rollout, group_advantages, policy_loss, low_var_kl, token_mean, entropy, rollout_from_messages
 from ..rollout import view_text
 
@@ -59,7 +60,7 @@ def response_logprobs(model, # a transformers causal LM
     return torch.stack(lps), (torch.stack(ents) if with_entropy else None)
 
 # %% ../../../nbs/07f_rl.verl.llm_grpo.ipynb #2dff8356
-def text_messages(messages: list[dict], # agent messages (04_agent.loop) with image parts
+def text_messages(messages: list[dict], # agent messages (04a_agent.loop) with image parts
                   pages: dict, # (doc, page) -> Page, for the text of each view
                   obs_chars: int = 600, # characters per view (as the loop's `obs_chars`)
                  ) -> list[dict]:
@@ -155,7 +156,7 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
     "Cold start, then GRPO on a chat LM over the real agent loop (07e) on `device`; resumes from `out/checkpoint.pt`."
     from vrag_nb.rl.grpo import resolve_device
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from vrag_nb.agent.policies import smollm2_dir
+    from vrag_nb.models import smollm2_dir
     from vrag_nb.rl.verl.ext import to_verl_parquet
     from vrag_nb.rl.verl.agent import parquet_rows, LocalServer, local_trainer_config
     out, model_dir = Path(out), Path(model_dir or smollm2_dir())

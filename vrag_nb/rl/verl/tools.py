@@ -11,8 +11,8 @@ from uuid import uuid4
 from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 from ...core import MIN_PIXELS, MAX_PIXELS, atomic_write
-from ...agent.loop import Action, Episode, VRAGAgent, View, PROMPT, parse_bbox
-from ...agent.policies import _inside
+from ...agent.loop import Action, Episode, VRAGAgent, PROMPT, parse_bbox
+from ...agent.views import View
 
 # %% auto #0
 __all__ = ['VRAGTool', 'SearchTool', 'CropTool', 'tool_config']
