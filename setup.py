@@ -25,7 +25,8 @@ dev_requirements = (cfg.get('dev_requirements') or '').split()
 # vrag_nb extras beyond nbdev's `dev`: `llm` (local language models), `train` (verl), `gpu` (faiss-gpu).
 # `dev` includes `llm` and `train` so that `pip install -e .[dev]` can run every notebook.
 extras = {k: (cfg.get(f'{k}_requirements') or '').split() for k in ('llm', 'train', 'gpu')}
-extras['dev'] = dev_requirements + extras['llm'] + extras['train']
+extras['train'] = extras['llm'] + extras['train']  # verl trains the same models
+extras['dev'] = dev_requirements + extras['train']
 
 setuptools.setup(
     name = cfg['lib_name'],
@@ -38,6 +39,7 @@ setuptools.setup(
     url = cfg['git_url'],
     packages = setuptools.find_packages(),
     include_package_data = True,
+    package_data = {'vrag_nb': ['retrieval/minilm_tokenizer.json']},
     install_requires = requirements,
     extras_require = extras,
     dependency_links = cfg.get('dep_links','').split(),

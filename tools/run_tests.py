@@ -1,4 +1,5 @@
-"""`make test`: notebooks clean, library in sync, README in sync, repository checks (`tools/repo_checks.py`), then `nbdev_test` on every notebook.
+"""`make test`: notebooks clean, library in sync, README in sync, repository checks (`tools/repo_checks.py`), then `nbdev_test` on every notebook,
+with the base-install check (`tools/base_install_check.py`) running beside them.
 
 Ends with the line `N passed, N failed` counting the notebooks actually tested; exits non-zero on any
 failure. Extra arguments go to `nbdev_test` (e.g. `--flags "slow"`).
@@ -34,6 +35,9 @@ print(f"README in sync: {'FAILED' if r.returncode else 'ok'}", flush=True)
 r = subprocess.run([sys.executable, 'tools/repo_checks.py'])
 if r.returncode: problems.append('repository checks (tools/repo_checks.py) failed')
 
+# the base install, no extras, in a fresh venv (tools/base_install_check.py): beside the notebooks, it mostly waits on pip
+base = subprocess.Popen([sys.executable, 'tools/base_install_check.py'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
 # Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or their
 # thread pools fight over the cores (07g_rl.rollout + 07h_rl.trainer side by side: 132 s with the default threads, 59 s with one).
@@ -49,6 +53,8 @@ with ThreadPoolExecutor(2) as ex:
         print(f"{'PASS' if rc == 0 else 'FAIL'} {name} ({secs:.1f} s)", flush=True)
         if rc == 0: passed += 1
         else: failed += 1; print(out, flush=True)
+print(base.communicate()[0], end='', flush=True)
+if base.returncode: problems.append('the base install check (tools/base_install_check.py) failed')
 for p in problems: print('FAILED:', p)
 print(f"{passed} passed, {failed + len(problems)} failed")
 sys.exit(1 if failed or problems else 0)

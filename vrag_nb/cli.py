@@ -4,9 +4,9 @@
 
 # %% ../nbs/09_cli.ipynb #365f938b
 from __future__ import annotations
-import json as js, re, sys, time
+import importlib, json as js, re, sys, time
 from pathlib import Path
-from fastcore.script import call_parse, Param, store_true
+from fastcore.script import call_parse, Param, store_true, anno_parser
 import vrag_nb
 from .agent.loop import VRAGAgent, save_trajectory, describe_event
 from .agent.views import View
@@ -16,8 +16,9 @@ from .eval.retrieval import load_qa, evaluate_retrieval, gold_pages, plot_retrie
 from .eval.agents import make_policy, evaluate_agent, MODES
 
 # %% auto #0
-__all__ = ['DEMO_UIDS', 'vrag_index', 'vrag_search', 'terminal_text', 'print_event', 'drive', 'ask', 'ask_vimrag', 'vrag_ask',
-           'vrag_eval', 'vrag_serve', 'vrag_docs', 'vrag_demo']
+__all__ = ['EXTRA_PACKAGES', 'vrag_train', 'vrag_serve_llm', 'DEMO_UIDS', 'vrag_index', 'vrag_search', 'terminal_text',
+           'print_event', 'drive', 'ask', 'ask_vimrag', 'vrag_ask', 'vrag_eval', 'vrag_serve', 'needs_extra',
+           'vrag_docs', 'vrag_demo']
 
 # %% ../nbs/09_cli.ipynb #c08a22e4
 def _die(msg: str, code: int = 2):
@@ -230,6 +231,28 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
     import uvicorn
     from vrag_nb.retrieval.server import create_app
     uvicorn.run(create_app(_load(index_dir)), host=host, port=port)
+
+# %% ../nbs/09_cli.ipynb #72f60e9f
+EXTRA_PACKAGES = {'torch': 'llm', 'transformers': 'llm', 'accelerate': 'llm', 'peft': 'llm', 'gguf': 'llm', 'verl': 'train', 'cachetools': 'train'}
+
+def needs_extra(module: str, # the module that defines the script, e.g. 'vrag_nb.rl.toy'
+                name: str, # the script's function there (a `call_parse` function)
+               ): # the entry point: runs the script
+    "A console script whose module needs an extra: run it, or, when a package of an extra is missing, exit with one line naming the extra."
+    def script():
+        try:
+            f = getattr(importlib.import_module(module), name)
+            args = anno_parser(f.__wrapped__, prog=name).parse_args().__dict__  # the script's own options, read as `call_parse` reads them
+            return f(**{k: v for k, v in args.items() if k not in ('pdb', 'xtra')})
+        except ModuleNotFoundError as e:
+            pkg = (e.name or '').split('.')[0]
+            if pkg not in EXTRA_PACKAGES: raise
+            sys.exit(f"error: {name} needs {pkg}, which comes with the '{EXTRA_PACKAGES[pkg]}' extra: pip install 'vrag_nb[{EXTRA_PACKAGES[pkg]}]'")
+    script.__name__ = script.__qualname__ = name
+    return script
+
+vrag_train = needs_extra('vrag_nb.rl.toy', 'vrag_train')
+vrag_serve_llm = needs_extra('vrag_nb.agent.llm_server', 'vrag_serve_llm')
 
 # %% ../nbs/09_cli.ipynb #adf0f3bb
 @call_parse

