@@ -8,7 +8,8 @@ import importlib, json as js, re, sys, time
 from pathlib import Path
 from fastcore.script import call_parse, Param, store_true, anno_parser
 import vrag_nb
-from .agent.loop import VRAGAgent, save_trajectory, describe_event
+from .agent.loop import VRAGAgent
+from .agent.events import save_trajectory, describe_event
 from .agent.views import View
 from .retrieval.corpus import build_corpus
 from .retrieval.index import PageIndex, pages_hash

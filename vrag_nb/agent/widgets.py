@@ -9,7 +9,8 @@ from pathlib import Path
 import ipywidgets as W
 from PIL import Image, ImageDraw
 from ..core import to_data_url
-from .loop import VRAGAgent, save_trajectory, describe_event
+from .loop import VRAGAgent
+from .events import save_trajectory, describe_event
 from .views import View, crop_view, to_view_frame
 
 # %% auto #0

@@ -126,7 +126,7 @@ def evaluate_agent(index, # a `PageIndex`
                    progress: bool = True, # tqdm bars
                   ) -> dict: # {'judge', 'policy', 'modes': {mode: {'all': summary, 'by_type': {...}}}, 'failed': [...], 'interrupted'}
     "Run the baselines over the examples, resumably; write each run's trajectory, results.json, results.csv and results.png to `out_dir`; on Ctrl-C, save what is done and raise `KeyboardInterrupt`."
-    from vrag_nb.agent.loop import save_trajectory
+    from vrag_nb.agent.events import save_trajectory
     out_dir, judge = Path(out_dir), judge or ANLSJudge(contains=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     uids = [e['uid'] for e in examples]
