@@ -262,7 +262,6 @@ def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
               remove: Param('document name (file stem) to remove', str, nargs='+') = None,
               merge: Param('another index dir to merge into this one', str) = None):
     "List the documents of an index; add, remove or merge documents (each change committed all-or-nothing)."
-    import vrag_nb.retrieval.documents  # noqa: F401 -- importing it adds documents/add/remove/merge to PageIndex
     idx = _load(index_dir)
     try:
         for doc in remove or []: idx.remove(doc); print(f'removed {doc}')

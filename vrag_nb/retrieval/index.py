@@ -264,3 +264,6 @@ def wire(self: PageIndex,
     "One query's result in VRAG's `/search` wire format (reference.md §2): `indice` are corpus positions, not ranks."
     pos = [self.position[(h.page.doc, h.page.page)] for h in hits]
     return {'score': [h.score for h in hits], 'indice': pos, 'data': [self.record(i) for i in pos]}
+
+# %% ../../nbs/03_retrieval.index.ipynb #001474fc
+from . import documents  # noqa: F401 -- defines PageIndex.documents / add / remove / merge (03b); it imports this module, so it comes last
