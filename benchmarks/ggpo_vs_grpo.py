@@ -17,7 +17,7 @@ def main():
     ap.add_argument('--out', default='benchmarks/results/ggpo_vs_grpo.json')
     a = ap.parse_args()
     import torch
-    from vrag_nb.rl.toy import toy_corpus, train
+    from vrag_nb.rl.toy_train import toy_corpus, train
     idx, exs = toy_corpus()
     res = dict(steps=a.steps, threshold=a.threshold, seeds=a.seeds, runs={})
     for algo in ('grpo', 'ggpo'):

@@ -7,7 +7,7 @@ Writes metrics.jsonl (phase base / sft / grpo / eval: greedy, every question, ev
 import argparse, json, time
 from pathlib import Path
 import numpy as np
-from vrag_nb.rl.toy import toy_corpus
+from vrag_nb.rl.toy_train import toy_corpus
 from vrag_nb.rl.verl.llm_grpo import train_llm, plot_llm_metrics
 
 ap = argparse.ArgumentParser()

@@ -13,7 +13,7 @@ times decoding at its worst and the update without images; a real checkpoint pla
 import argparse, copy, json, statistics, sys, tempfile, time
 from pathlib import Path
 import torch
-from vrag_nb.rl.toy import toy_corpus
+from vrag_nb.rl.toy_train import toy_corpus
 from vrag_nb.core import MIN_PIXELS, MAX_PIXELS
 from vrag_nb.rl.grpo import resolve_device
 from vrag_nb.rl.trainer import train_policy, load_policy

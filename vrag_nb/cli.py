@@ -252,7 +252,7 @@ def needs_extra(module: str, # the module that defines the script, e.g. 'vrag_nb
     script.__name__ = script.__qualname__ = name
     return script
 
-vrag_train = needs_extra('vrag_nb.rl.toy', 'vrag_train')
+vrag_train = needs_extra('vrag_nb.rl.toy_train', 'vrag_train')
 vrag_serve_llm = needs_extra('vrag_nb.agent.llm_server', 'vrag_serve_llm')
 
 # %% ../nbs/09_cli.ipynb #adf0f3bb

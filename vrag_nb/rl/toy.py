@@ -4,22 +4,18 @@
 
 # %% ../../nbs/07a_rl.toy.ipynb #eaa86804
 from __future__ import annotations
-import copy, json, random, re, time, zlib
+import re, zlib
 from functools import lru_cache
-from pathlib import Path
-import numpy as np
 import torch
 from torch import nn
 from ..agent.loop import VRAGAgent
 from ..agent.views import to_view_frame, block_in_region
-from .grpo import Rollout, to_batch, group_advantages, policy_loss, low_var_kl, token_mean, resolve_device
+from .grpo import Rollout, to_batch, group_advantages, policy_loss, low_var_kl, token_mean
 from ..eval.rewards import ANLSJudge, score
-from fastcore.script import call_parse, Param, store_true
 
 # %% auto #0
 __all__ = ['PAD', 'BOS', 'SEARCH', 'CROP', 'ANSWER', 'JUNK', 'ARGS', 'IMG', 'INVALID', 'FINAL', 'QTOK', 'VOCAB', 'ACTIONS',
-           'STOP', 'query_recipe', 'prompt_tokens', 'ToyEnv', 'TinyPolicy', 'constrained', 'collect', 'grpo_step',
-           'toy_corpus', 'train', 'plot_metrics', 'vrag_train']
+           'STOP', 'query_recipe', 'prompt_tokens', 'ToyEnv', 'TinyPolicy', 'constrained', 'collect', 'grpo_step']
 
 # %% ../../nbs/07a_rl.toy.ipynb #3de4226b
 PAD, BOS, SEARCH, CROP, ANSWER, JUNK = range(6)
@@ -219,110 +215,3 @@ def grpo_step(policy: TinyPolicy, ref: TinyPolicy, opt: torch.optim.Optimizer, #
     rewards = torch.tensor([r.reward for r in rollouts], device='cpu')
     return dict(reward_mean=rewards.mean().item(), reward_std=rewards.std().item(), kl=kl.item(), entropy=token_mean(ent.detach(), batch['response_mask']).item(),
                 clipfrac=m['clipfrac'], response_length=batch['response_mask'].sum(-1).mean().item(), grad_norm=float(gnorm), loss=loss.item())
-
-# %% ../../nbs/07a_rl.toy.ipynb #b21d9d88
-def toy_corpus(pdfs: tuple = ('sample631.pdf', 'sample-sigconf.pdf'), # bundled PDFs the game is played on
-              ) -> tuple: # (PageIndex, examples)
-    "The toy's index (two bundled papers, built once into the cache dir) and its questions from `data/qa.json`."
-    from vrag_nb.core import cache_dir
-    from vrag_nb.retrieval.corpus import build_corpus
-    from vrag_nb.retrieval.index import PageIndex
-    from vrag_nb.eval.retrieval import load_qa
-    import vrag_nb
-    data = Path(vrag_nb.__file__).resolve().parent.parent/'data'  # the repository's data/ (editable install)
-    out = cache_dir('toy', '-'.join(Path(p).stem for p in pdfs))
-    if not (out/'meta.json').exists():
-        build_corpus([data/'pdfs'/p for p in pdfs], out, progress=False)
-        PageIndex.build(out, progress=False)
-    return PageIndex.load(out), [e for e in load_qa(data/'qa.json') if e['meta_info']['file_name'] in pdfs]
-
-def _rng_state(gen, rnd): return dict(torch=torch.get_rng_state(), gen=gen.get_state(), rnd=rnd.getstate())
-
-def train(index, examples: list[dict], # the game: an index and its questions
-          steps: int = 150, # GRPO steps (the default learns: see below)
-          seed: int = 0, # everything random follows from it
-          algo: str = 'grpo', # 'grpo', or 'ggpo' (07b_rl.ggpo: graph-pruned loss)
-          group_size: int = 5, # rollouts per prompt (VRAG-RL: 5)
-          prompts_per_step: int = 4, # prompts per step
-          lr: float = 3e-4, kl_coef: float = 0.01, clip_ratio: float = 0.2, dr_grpo: bool = False, # Adam lr; KL loss coef (VRAG-RL 0.01); PPO ε; Dr.GRPO
-          max_turns: int = 4, # turns per episode
-          out: str | Path | None = None, # folder for metrics.jsonl, metrics.png and checkpoint.pt; None: keep nothing
-          ckpt_every: int = 10, # steps between checkpoints
-          log=None, # called with each step's metrics dict (e.g. print)
-          device: str = 'auto', # where the policy lives: 'auto' (cuda when available), 'cpu', 'cuda', ... (`grpo.resolve_device`)
-         ) -> list[dict]: # metrics of every step
-    "Train a `TinyPolicy` on the toy game with GRPO; resumable from `out/checkpoint.pt`."
-    if algo not in ('grpo', 'ggpo'): raise ValueError(f"unknown algo {algo!r}: 'grpo' or 'ggpo'")
-    from vrag_nb.core import atomic_write
-    dev = resolve_device(device)
-    torch.manual_seed(seed)
-    env, pol = ToyEnv(index, max_turns), TinyPolicy().to(dev)  # initialised on the CPU, then moved: the same weights on every device
-    ref = copy.deepcopy(pol).requires_grad_(False)
-    opt = torch.optim.Adam(pol.parameters(), lr=lr)
-    gen, rnd, start, history = torch.Generator().manual_seed(seed), random.Random(seed), 0, []
-    ckpt = Path(out)/'checkpoint.pt' if out else None
-    if ckpt and ckpt.exists():
-        st = torch.load(ckpt, weights_only=False, map_location='cpu')  # random states stay CPU tensors; weights are copied to the device
-        pol.load_state_dict(st['policy']); ref.load_state_dict(st['ref']); opt.load_state_dict(st['opt'])
-        torch.set_rng_state(st['rng']['torch']); gen.set_state(st['rng']['gen']); rnd.setstate(st['rng']['rnd'])
-        start, history = st['step'], st['history']
-        atomic_write(Path(out)/'metrics.jsonl', ''.join(json.dumps(h) + '\n' for h in history))  # drop rows written after the checkpoint
-    for step in range(start, steps):
-        t0 = time.time()
-        batch_ex = rnd.sample(examples, min(prompts_per_step, len(examples)))
-        ros, lps, infos = collect(pol, env, batch_ex, group_size, gen)
-        weights, pruned = None, 0.0
-        if algo == 'ggpo':  # 07b_rl.ggpo: prune turns off the answer path (right answers) or on valuable retrievals (wrong ones)
-            from vrag_nb.rl.ggpo import answer_path, valuable_retrievals, prune_mask, token_weights
-            from vrag_nb.eval.retrieval import gold_pages
-            gold = {e['uid']: gold_pages(e) for e in batch_ex}
-            mus = [prune_mask([n for (kind, _), n in zip(r.segments, r.nodes) if kind == 'model'], i['correct'], answer_path(i['graph']),
-                              valuable_retrievals(i['retrieved'], gold[r.group])) for r, i in zip(ros, infos)]
-            weights, pruned = token_weights(ros, mus, to_batch(ros)), float(np.mean([x for mu in mus for x in mu] or [0]))
-        m = {'step': step + 1, **grpo_step(pol, ref, opt, ros, lps, kl_coef, clip_ratio, dr_grpo, weights), 'pruned': pruned, 'seconds': round(time.time() - t0, 3)}
-        history.append(m)
-        if log: log(m)
-        if out:
-            with open(Path(out)/'metrics.jsonl', 'a') as f: f.write(json.dumps(m) + '\n')
-            if (step + 1) % ckpt_every == 0 or step + 1 == steps:
-                import io
-                buf = io.BytesIO()
-                torch.save(dict(policy=pol.state_dict(), ref=ref.state_dict(), opt=opt.state_dict(), step=step + 1, history=history, rng=_rng_state(gen, rnd)), buf)
-                atomic_write(ckpt, buf.getvalue())
-    return history
-
-# %% ../../nbs/07a_rl.toy.ipynb #1c5a8714
-def plot_metrics(history: list[dict], # metrics per step
-                 path: str | Path, # .png to write
-                ) -> Path:
-    "Reward (with its 10-step mean), KL, entropy and response length against steps."
-    import matplotlib; matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    steps = [m['step'] for m in history]
-    fig, axs = plt.subplots(1, 4, figsize=(13, 2.8))
-    r = [m['reward_mean'] for m in history]
-    axs[0].plot(steps, r, alpha=0.35); axs[0].plot(steps, [np.mean(r[max(0, i - 9):i + 1]) for i in range(len(r))]); axs[0].set_title('reward')
-    for ax, k in zip(axs[1:], ('kl', 'entropy', 'response_length')): ax.plot(steps, [m[k] for m in history]); ax.set_title(k)
-    for ax in axs: ax.set_xlabel('step')
-    fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
-    return Path(path)
-
-@call_parse
-def vrag_train(algo: Param('grpo or ggpo', str, choices=['grpo', 'ggpo']) = 'grpo',
-               seed: Param('random seed', int) = 0,
-               steps: Param('GRPO steps (default: the length that learns)', int) = 150,
-               out: Param('folder for metrics.jsonl, metrics.png and checkpoint.pt (resumes from it)', str) = None,
-               json: Param('end with a JSON summary line', store_true) = False,
-               device: Param("'auto' (cuda when available), 'cpu' or 'cuda'", str) = 'auto'):
-    "Train the tiny policy on the toy search-crop-answer game; one metrics line per step."
-    import json as js
-    t0 = time.time()
-    idx, exs = toy_corpus()
-    if out: Path(out).mkdir(parents=True, exist_ok=True)
-    fmt = lambda m: ' '.join(f'{k} {v:.4g}' if isinstance(v, float) else f'{k} {v}' for k, v in m.items())
-    try: h = train(idx, exs, steps=steps, seed=seed, algo=algo, out=out, log=lambda m: print(fmt(m), flush=True), device=device)
-    except ValueError as e: raise SystemExit(f'error: {e}')
-    if out: plot_metrics(h, Path(out)/'metrics.png')
-    r = [m['reward_mean'] for m in h]
-    summary = dict(algo=algo, seed=seed, device=str(resolve_device(device)), steps=len(h), first_reward=float(np.mean(r[:10])), last_reward=float(np.mean(r[-10:])), seconds=round(time.time() - t0, 1))
-    print(js.dumps(summary) if json else f"reward {summary['first_reward']:.3f} -> {summary['last_reward']:.3f} in {summary['seconds']} s")
