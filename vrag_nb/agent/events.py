@@ -20,20 +20,74 @@ class Event(TypedDict):
     event: str  # the kind: a key of `EVENTS`
     step: int  # the model call it belongs to, 0-based
 
-class Think(Event): text: str  # what the model wrote inside <think>
-class Content(Event): text: str  # VimRAG: what the model wrote outside its tags and tool calls
-class Delta(Event): kind: str; text: str  # a streamed piece of the reply ('think' or 'content'), before the step's own events; not stored
-class Cut(Event): reason: str  # the reply was cut to its turn's budget, or the endpoint stopped it at its limit (`core.cut_reply`)
-class Search(Event, total=False): query: str; node_id: str  # a search action (VimRAG: the search node it adds)
-class SearchImage(Event): doc: str; page: int; score: float; view: dict  # the page a VRAG search shows, and the view of it the model sees
-class SearchDone(Event): node_id: str; results: list  # VimRAG: the items a search node returned (information_id, type, doc, page, path, score, ...)
-class Crop(Event): bbox: list; source: dict; region: list; view: dict  # bbox in the source view's pixels, the raw-page region cut, the new view
-class Memorize(Event): node_id: str; summary: str  # VimRAG: the summary and memory of the pending search node
-class Answer(Event, total=False): text: str; doc: str; page: int; content: str; sample: dict  # VRAG: text and the page it cites; VimRAG: content and the graph
-class Invalid(Event): error: str; reply: str  # VRAG: a reply that cannot be carried out, and why (the model is told)
-class Error(Event): error: str  # a policy failure or an interruption (the run ends unfinished); VimRAG also: a tool call that failed
-class MaxSteps(TypedDict): event: str; steps: int  # the step budget ran out without an answer
-class Done(TypedDict): event: str; trajectory: dict  # the last event: the whole trajectory
+class Think(Event):
+    "What the model wrote inside `<think>`."
+    text: str  # the thinking, tags stripped
+
+class Content(Event):
+    "VimRAG: what the model wrote outside its tags and tool calls."
+    text: str
+
+class Delta(Event):
+    "A streamed piece of the reply, passed on before the step's own events; not stored in the trajectory."
+    kind: str  # 'think' or 'content'
+    text: str
+
+class Cut(Event):
+    "The reply was cut to its turn's budget, or the endpoint stopped it at its limit (`core.cut_reply`)."
+    reason: str  # what was cut and why
+
+class Search(Event, total=False):
+    "A search action."
+    query: str  # the query, at most `core.MAX_QUERY_CHARS` characters
+    node_id: str  # VimRAG: the search node it adds
+
+class SearchImage(Event):
+    "VRAG: the page a search shows."
+    doc: str; page: int  # the page: document name, 1-based page number
+    score: float  # its retrieval score
+    view: dict  # the image the model sees (`View.to_dict`)
+
+class SearchDone(Event):
+    "VimRAG: the items a search node returned."
+    node_id: str
+    results: list  # dicts: information_id, type, doc, page, path, score (and start, end, frames for video chunks)
+
+class Crop(Event):
+    "VRAG: a crop of the latest image."
+    bbox: list  # [x1, y1, x2, y2] in the source view's model-input pixels
+    source: dict  # the view it was cut from
+    region: list  # [x0, y0, x1, y1] raw-page pixels cut
+    view: dict  # the new view the model sees
+
+class Memorize(Event):
+    "VimRAG: the summary and memory of the pending search node."
+    node_id: str
+    summary: str
+
+class Answer(Event, total=False):
+    "The final answer."
+    text: str; doc: str; page: int  # VRAG: the answer, and the page it cites (the latest image)
+    content: str; sample: dict  # VimRAG: the answer, and the question with the graph
+
+class Invalid(Event):
+    "VRAG: a reply that cannot be carried out; the model is told why."
+    error: str  # why
+    reply: str  # the reply as stored
+
+class Error(Event):
+    "A policy failure or an interruption (the run ends unfinished); in VimRAG also a tool call that failed."
+    error: str
+
+class MaxSteps(TypedDict):
+    "The step budget ran out without an answer."
+    event: str
+    steps: int  # the budget, model calls
+
+class Done(TypedDict):
+    "The last event of every run."
+    event: str
+    trajectory: dict  # the whole trajectory (`save_trajectory` writes it)
 
 EVENTS = {'think': Think, 'content': Content, 'delta': Delta, 'cut': Cut, 'search': Search, 'search_image': SearchImage, 'search_done': SearchDone,
           'crop': Crop, 'memorize': Memorize, 'answer': Answer, 'invalid': Invalid, 'error': Error, 'max_steps': MaxSteps, 'done': Done}

@@ -4,17 +4,16 @@
 
 # %% ../../nbs/04a_agent.loop.ipynb #1fe563bc
 from __future__ import annotations
-import json, math, re
+import math, re
 from itertools import groupby
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Iterator
-from ..core import MIN_PIXELS, MAX_PIXELS, MAX_QUERY_CHARS, CHARS_PER_TOKEN, atomic_write, model_text, cut_reply, Reply
-from .views import View, page_view, crop_view
+from ..core import MIN_PIXELS, MAX_PIXELS, MAX_QUERY_CHARS, CHARS_PER_TOKEN, model_text, cut_reply, Reply
+from .views import page_view, crop_view
 
 # %% auto #0
 __all__ = ['PROMPT', 'INVALID', 'FINAL', 'Action', 'parse_bbox', 'parse_action', 'Episode', 'stream_reply', 'take_reply',
-           'StopRun', 'stopped_by', 'VRAGAgent', 'ReplayPolicy', 'replay']
+           'StopRun', 'policy_failed', 'stopped_by', 'VRAGAgent', 'ReplayPolicy', 'replay']
 
 # %% ../../nbs/04a_agent.loop.ipynb #1d39e42d
 @dataclass
@@ -190,10 +189,14 @@ def take_reply(reply, # what the policy returned: text (maybe a 04a `Reply` that
 class StopRun(Exception):
     "Raised by a policy to end the run early on purpose (how `vrag_eval` stops the questions in flight on Ctrl-C): the run ends unfinished, the message its reason."
 
-def stopped_by(e: BaseException, # what ended a run early
+def policy_failed(e: Exception, # what the policy raised
+                 ) -> str: # the reason, as the trajectory's `error` records it
+    "Why a run ended when its policy raised: a `StopRun`'s own reason, else 'policy failed: <type>: <message>'."
+    return str(e) if isinstance(e, StopRun) else f'policy failed: {type(e).__name__}: {e}'
+
+def stopped_by(e: BaseException, # what ended a run early, outside the policy's own failures (`policy_failed`)
               ) -> str: # the reason, as the trajectory's `error` records it
-    "Why a run stopped before it finished: Ctrl-C, the caller closing it, a policy's `StopRun`, or an exception."
-    if isinstance(e, StopRun): return str(e)
+    "Why a run stopped before it finished: Ctrl-C, the caller closing it, or an exception."
     if isinstance(e, KeyboardInterrupt): return 'interrupted (Ctrl-C)'
     if isinstance(e, GeneratorExit): return 'stopped by the caller before it finished'
     return f'{type(e).__name__}: {e}'
@@ -235,7 +238,7 @@ class VRAGAgent:
                     if self.stream and hasattr(self.policy, 'stream'): reply = yield from stream_reply(self.policy, messages, ep.step, max_chars)
                     else: reply = self.policy(messages)
                 except Exception as e:
-                    yield ep.fail(stopped_by(e) if isinstance(e, StopRun) else f'policy failed: {type(e).__name__}: {e}'); break
+                    yield ep.fail(policy_failed(e)); break
                 yield from ep.act(reply)
         except BaseException as e:  # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
             if not ep.done: ep.fail(stopped_by(e))

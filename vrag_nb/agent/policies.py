@@ -7,7 +7,6 @@ from __future__ import annotations
 import codecs, importlib, re
 from contextlib import contextmanager
 from typing import Iterator
-from pathlib import Path
 import numpy as np
 from ..core import Page, Reply, to_data_url
 from ..models import smollm2_dir
@@ -59,13 +58,14 @@ def openai_client(base_url: str, # the endpoint, e.g. 'http://127.0.0.1:8000/v1'
     "An `openai.OpenAI` client that reads invalid UTF-8 from the endpoint as U+FFFD instead of failing the call."
     import openai
     hx = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__.split('.')[0])  # the HTTP library this openai is built on
+    Body = type('Body', (_RepairedStream, hx.SyncByteStream), {})
     class Repair(hx.BaseTransport):
         def __init__(self): self.inner = hx.HTTPTransport()
         def handle_request(self, request):
             r = self.inner.handle_request(request)
             if r.headers.get('content-encoding', 'identity') != 'identity': return r  # compressed: decoded later, left alone
             headers = [(k, v) for k, v in r.headers.multi_items() if k.lower() != 'content-length']
-            return hx.Response(r.status_code, headers=headers, stream=type('Body', (_RepairedStream, hx.SyncByteStream), {})(r.stream), extensions=r.extensions)
+            return hx.Response(r.status_code, headers=headers, stream=Body(r.stream), extensions=r.extensions)
         def close(self): self.inner.close()
     return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, http_client=openai.DefaultHttpxClient(transport=Repair()))
 

@@ -42,15 +42,14 @@ def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
                  max_steps: int = 10, # model calls (VRAG: 10, VimRAG: 20 in the reference; one budget here)
                 ) -> dict: # the trajectory, with 'mode' and 'policy_calls'
     "Answer one question with one baseline; a run that fails comes back unfinished (`finished` false, the reason in `error`) instead of raising."
-    from vrag_nb.agent.loop import VRAGAgent, StopRun, stopped_by
+    from vrag_nb.agent.loop import VRAGAgent, policy_failed, stopped_by
     if mode not in MODES: raise ValueError(f'unknown mode {mode!r}: use one of {", ".join(MODES)}')
     if mode == 'vanilla':
         ep = VRAGAgent(index, policy, max_steps=2, allow_crop=False).start(question)
         try:
             ep.act(f'<search>{question}</search>')  # the harness retrieves the top-1 page; the model only answers
             try: reply = policy(ep.next_messages())
-            except StopRun as e: ep.fail(str(e))
-            except Exception as e: ep.fail(f'policy failed: {type(e).__name__}: {e}')
+            except Exception as e: ep.fail(policy_failed(e))
             if not ep.done: ep.act(reply)
         except Exception as e: ep.fail(stopped_by(e))  # a failure outside the policy (the search, a page image)
         return {**ep.trajectory(), 'mode': mode, 'policy_calls': 1}
@@ -148,11 +147,12 @@ def evaluate_agent(index, # a `PageIndex`
             if not traj['finished']: raise _Unfinished(traj['error'])
             return {**score_row(traj, e, judge), 'seconds': round(time.time() - t0, 3), 'key': key}
         def record(fut, e):
+            x = None if fut.cancelled() else fut.exception()
             if fut.cancelled(): err = 'interrupted (Ctrl-C) before it started'
-            elif fut.exception() is None:
+            elif x is None:
                 row = fut.result(); f.write(json.dumps(row, ensure_ascii=False) + '\n'); f.flush(); os.fsync(f.fileno())
                 done[e['uid']] = row; return
-            else: err = str(fut.exception()) if isinstance(fut.exception(), _Unfinished) else f'{type(fut.exception()).__name__}: {fut.exception()}'
+            else: err = str(x) if isinstance(x, _Unfinished) else f'{type(x).__name__}: {x}'
             failed.append({'uid': e['uid'], 'mode': mode, 'error': err})
             print(f'{mode} {e["uid"]}: failed, skipped ({err})', file=sys.stderr)
         with ThreadPoolExecutor(max(1, workers)) as ex, open(cache, 'a') as f:
@@ -161,7 +161,7 @@ def evaluate_agent(index, # a `PageIndex`
                 for fut in tqdm(as_completed(futs), total=len(futs), desc=mode, disable=not progress): record(fut, futs[fut]); recorded.add(fut)
             except KeyboardInterrupt:  # stop the questions in flight at their next model call, keep everything done so far
                 stop.set()
-                print(f'interrupted: finishing the model calls in flight, then saving (Ctrl-C again quits at once)', file=sys.stderr)
+                print('interrupted: finishing the model calls in flight, then saving (Ctrl-C again quits at once)', file=sys.stderr)
                 for fut in futs: fut.cancel()
                 wait(futs)
                 for fut in futs:

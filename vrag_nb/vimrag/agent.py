@@ -7,8 +7,8 @@ from __future__ import annotations
 import json, math, re
 from pathlib import Path
 from typing import Callable, Iterator
-from ..core import Page, fit_to_budget, model_text, MAX_QUERY_CHARS, CHARS_PER_TOKEN
-from ..agent.loop import stream_reply, take_reply, stopped_by, StopRun
+from ..core import Page, model_text, MAX_QUERY_CHARS, CHARS_PER_TOKEN
+from ..agent.loop import stream_reply, take_reply, stopped_by, policy_failed
 from ..agent.views import View, page_view
 from ..retrieval.video import frame_file, video_info
 from .graph import MemoryGraph, MemoryItem, GraphError, select_visual_memory, VIDEO_MAX
@@ -159,10 +159,11 @@ class VimRAGAgent:
         graph, pending, seen, events, answer, feedback, stop, step = MemoryGraph(question), None, set(), [], None, None, None, 0
         self.graph = graph  # the graph as it grows: a live view can redraw it after each event
         def emit(ev): events.append(ev); return ev
+        ended = lambda: answer is not None or bool(events) and events[-1]['event'] == 'max_steps'  # answered, or out of steps
         def trajectory():
             config = dict(max_steps=self.max_steps, top_k=self.top_k, image_max=self.image_max, video_max=self.video_max, fps=self.fps,
                           max_frames=self.max_frames, max_reply_tokens=self.max_reply_tokens)
-            return dict(question=question, answer=answer, finished=stop is None and (answer is not None or any(e['event'] == 'max_steps' for e in events)),
+            return dict(question=question, answer=answer, finished=stop is None and ended(),
                         error=stop, graph=graph.to_list(), events=events, mode='vimrag', config=config)
         max_chars = self.max_reply_tokens * CHARS_PER_TOKEN if self.max_reply_tokens else None
         try:
@@ -173,7 +174,7 @@ class VimRAGAgent:
                     if self.stream and hasattr(self.policy, 'stream'): reply = yield from stream_reply(self.policy, msgs, step, max_chars)
                     else: reply = self.policy(msgs)
                 except Exception as e:
-                    stop = stopped_by(e) if isinstance(e, StopRun) else f'policy failed: {type(e).__name__}: {e}'
+                    stop = policy_failed(e)
                     yield emit({'event': 'error', 'step': step, 'error': stop}); break
                 reply, why = take_reply(reply, self.max_reply_tokens)  # storable (U+FFFD for what UTF-8 cannot carry) and bounded
                 if why: yield emit({'event': 'cut', 'step': step, 'reason': why})
@@ -193,7 +194,7 @@ class VimRAGAgent:
                     yield emit({'event': 'answer', 'step': step, 'content': answer, 'sample': {'question': question, 'graph': graph.to_list()}}); break
             else: yield emit({'event': 'max_steps', 'steps': self.max_steps})
         except BaseException as e:  # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
-            if stop is None and not trajectory()['finished']:
+            if stop is None and not ended():
                 stop = stopped_by(e); emit({'event': 'error', 'step': step, 'error': stop})
             self.trajectory = trajectory(); raise
         self.trajectory = trajectory()
