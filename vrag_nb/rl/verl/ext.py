@@ -91,7 +91,7 @@ def to_verl_parquet(examples: list[dict], # unified-format examples (`eval.load_
                    ) -> Path:
     "Write QA examples as verl RLHF parquet rows: prompt messages, reward_model.ground_truth {answer, gold_pages}, extra_info."
     import pandas as pd
-    from vrag_nb.agent.loop import PROMPT
+    from vrag_nb.agent.grammar import PROMPT
     from vrag_nb.eval.retrieval import gold_pages
     rows = [dict(data_source=data_source, prompt=[{'role': 'user', 'content': PROMPT.format(question=e['query'])}], ability='vrag',
                  reward_model={'style': 'rule', 'ground_truth': {'answer': e['reference_answer'], 'gold_pages': sorted(gold_pages(e))}},

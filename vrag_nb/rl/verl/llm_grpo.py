@@ -158,7 +158,8 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from vrag_nb.models import smollm2_dir
     from vrag_nb.rl.verl.ext import to_verl_parquet
-    from vrag_nb.rl.verl.agent import parquet_rows, LocalServer, local_trainer_config
+    from vrag_nb.rl.verl.agent import parquet_rows, local_trainer_config
+    from vrag_nb.rl.verl.server import LocalServer
     out, model_dir = Path(out), Path(model_dir or smollm2_dir())
     out.mkdir(parents=True, exist_ok=True)
     dev = resolve_device(device)

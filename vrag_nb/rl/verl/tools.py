@@ -11,7 +11,8 @@ from uuid import uuid4
 from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 from ...core import MIN_PIXELS, MAX_PIXELS, atomic_write
-from ...agent.loop import Action, Episode, VRAGAgent, PROMPT, parse_bbox
+from ...agent.loop import Episode, VRAGAgent
+from ...agent.grammar import Action, PROMPT, parse_bbox
 from ...agent.views import View
 
 # %% auto #0
