@@ -15,7 +15,8 @@ from ..core import Page, write_jsonl
 from .corpus import build_corpus
 from .sparse import BM25Pages
 from .ann import make_index, to_gpu
-from .index import PageIndex, commit_files, index_files, embed_batch, pages_hash, absolute_paths
+from .index import PageIndex, index_files, embed_batch, pages_hash, absolute_paths
+from .store import commit_files
 
 # %% auto #0
 __all__ = []

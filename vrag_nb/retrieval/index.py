@@ -4,7 +4,7 @@
 
 # %% ../../nbs/03_retrieval.index.ipynb #ad828251
 from __future__ import annotations
-import hashlib, io, json, os, shutil
+import hashlib, json, shutil
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
@@ -16,11 +16,11 @@ from .corpus import load_pages
 from .embed import Embedder, MiniLMEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
 from .ann import KINDS, choose_kind, make_index, to_gpu
+from .store import commit_files, roll_forward, load_shards, npz_bytes
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['STAGE', 'FUSION', 'METHODS', 'pages_hash', 'embed_batch', 'roll_forward', 'commit_files', 'index_files', 'PageIndex',
-           'absolute_paths']
+__all__ = ['FUSION', 'METHODS', 'pages_hash', 'embed_batch', 'index_files', 'PageIndex', 'absolute_paths']
 
 # %% ../../nbs/03_retrieval.index.ipynb #335826f1
 def pages_hash(pages: list[Page], # the corpus pages
@@ -31,9 +31,6 @@ def pages_hash(pages: list[Page], # the corpus pages
 def _embedder_by_name(name: str) -> Embedder:
     if name == MiniLMEmbedder.name: return MiniLMEmbedder()
     raise ValueError(f"index was built with embedder {name!r}: pass an instance of it as `embedder=`")
-
-def _npz_bytes(**arrays) -> bytes:
-    buf = io.BytesIO(); np.savez(buf, **arrays); return buf.getvalue()
 
 def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector`: one per token)
                 pages: list[Page], # the batch
@@ -48,57 +45,13 @@ def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector
         return np.asarray(vecs, np.float32), np.asarray(owner, np.int64) + offset
     return np.asarray(embedder.embed_pages(pages), np.float32), np.arange(offset, offset + len(pages), dtype=np.int64)
 
-def _load_shards(ckpt: Path, n_pages: int, dim: int) -> list[tuple]:
-    "Contiguous (vecs, owner) shards from page 0; anything after a gap or malformed is dropped (and re-embedded)."
-    shards, nxt = [], 0
-    for f in sorted(ckpt.glob('vec_*.npz')):
-        start, end = map(int, f.stem.split('_')[1:])
-        if start != nxt or end > n_pages: break
-        z = np.load(f)
-        v, o = z['vecs'], z['owner']
-        if v.ndim != 2 or v.shape[1] != dim or len(o) != len(v) or (len(o) and (o.min() < start or o.max() >= end)): break
-        shards.append((v, o)); nxt = end
-    return shards
-
-STAGE = '.staging'
-
-def roll_forward(path: str | Path, # an index dir
-                ) -> str | None: # 'finished', 'discarded', or None when there was nothing staged
-    "Finish a committed update that a kill interrupted, or discard an uncommitted one (see `commit_files`)."
-    path = Path(path); stage = path/STAGE
-    if not stage.exists(): return None
-    if not (stage/'COMMIT').exists(): shutil.rmtree(stage); return 'discarded'
-    for name in json.loads((stage/'COMMIT').read_text()):
-        src, dst = stage/name, path/name
-        if not src.exists(): continue  # moved into place before the kill
-        if src.is_dir():
-            old = path/f'.{name}.old'; shutil.rmtree(old, ignore_errors=True)
-            if dst.exists(): os.rename(dst, old)
-            os.rename(src, dst); shutil.rmtree(old, ignore_errors=True)
-        else: os.replace(src, dst)
-    shutil.rmtree(stage)
-    return 'finished'
-
-def commit_files(path: Path, # the index dir
-                 files: dict, # {name: bytes, or a callable writing a directory into the path it is given}
-                ):
-    "Replace several files of an index dir all-or-nothing: write them to `.staging/`, mark COMMIT, then rename into place."
-    stage = path/STAGE
-    shutil.rmtree(stage, ignore_errors=True); stage.mkdir(parents=True)
-    for name, data in files.items():
-        if callable(data): (stage/name).mkdir(); data(stage/name)
-        else: atomic_write(stage/name, data)
-    order = sorted(files, key=lambda n: n == 'meta.json')  # meta.json moves last
-    atomic_write(stage/'COMMIT', json.dumps(order))
-    roll_forward(path)
-
 def index_files(index: faiss.Index, # the vectors
                 owner: np.ndarray, # int64 (n,): the corpus position of each vector's page
                 bm25: BM25Pages, # the sparse index
                 meta: dict, # meta.json's content
                ) -> dict: # file name -> bytes, or a callable that writes the file (as `commit_files` takes them)
     "The files of an index dir (besides pages.jsonl), as `commit_files` takes them."
-    return {'owner.npy': _npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
+    return {'owner.npy': npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
             'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()}
 
 FUSION = dict(kind='rrf', k=60, dense_weight=0.3, depth=50)  # see "Choosing the default" below
@@ -143,7 +96,7 @@ class PageIndex:
             print(f"checkpoint in {ckpt} is for another corpus, embedder or batch size: starting over")
             for f in ckpt.glob('vec_*.np*'): f.unlink()
         atomic_write(ckpt/'state.json', json.dumps(state))
-        shards = _load_shards(ckpt, len(pages), embedder.dim)
+        shards = load_shards(ckpt, len(pages), embedder.dim)
         done = int(shards[-1][1].max()) + 1 if shards else 0
         pending, start = [], done
         with tqdm(total=len(pages), initial=done, desc='embed', unit='page', disable=not progress) as bar:
@@ -153,7 +106,7 @@ class PageIndex:
                 end = s + len(batch)
                 if end - start >= checkpoint_every or end == len(pages):
                     v, o = np.concatenate([p[0] for p in pending]), np.concatenate([p[1] for p in pending])
-                    atomic_write(ckpt/f'vec_{start:08d}_{end:08d}.npz', _npz_bytes(vecs=v, owner=o))
+                    atomic_write(ckpt/f'vec_{start:08d}_{end:08d}.npz', npz_bytes(vecs=v, owner=o))
                     shards.append((v, o)); pending, start = [], end
         vecs, owner = np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])
         kind = choose_kind(len(pages), len(vecs)) if kind == 'auto' else kind
