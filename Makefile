@@ -1,4 +1,4 @@
-# vrag_nb: the four commands the README names. Everything builds on `make install`.
+# vrag_nb: the commands the README names. Everything builds on `make install`.
 SHELL := /bin/bash
 PY ?= python3
 VENV := .venv
@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 OUT ?= demo_out
 
-.PHONY: install demo test lab readme clean
+.PHONY: install demo test lab readme notebooks clean
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -33,6 +33,11 @@ demo: install
 
 test: install
 	$(BIN)/python tools/run_tests.py
+
+# run every notebook top to bottom in place and keep its outputs (tools/run_notebooks.py); slow, gpu and eval: false cells stay unrun
+notebooks: install
+	$(BIN)/python tools/run_notebooks.py
+	$(BIN)/nbdev_clean
 
 lab: install
 	$(BIN)/jupyter lab nbs

@@ -1,5 +1,6 @@
 """Repository checks that `make test` runs beside the notebooks: citations of the reference notes point to sections that
-exist, and the library's import graph keeps its layers.
+exist, the library's import graph keeps its layers, and the notebooks as committed show their pictures within a size
+budget.
 
 `python tools/repo_checks.py` prints one line per check and exits non-zero when one fails.
 """
@@ -61,9 +62,34 @@ def import_problems() -> list[str]:
                 if lt is not None and lm is not None and lt > lm: problems.append(f'{me} ({LAYERS[lm]}) imports {t} ({LAYERS[lt]}): against the layer order {" -> ".join(LAYERS)}')
     return problems
 
+# Notebooks that must show pictures as committed (executed by `make notebooks`), and how many at least: a reader on GitHub
+# sees them without running anything. A picture is an image output, or a Markdown image of a file in the repository.
+PICTURES = {'05b_vimrag.views': 2}
+NBS_BUDGET = 4_000_000  # bytes: everything under nbs/ (notebooks with their outputs, images, notes)
+
+def pictures(nb: dict) -> int:
+    "Image outputs of a notebook plus Markdown images (`![...](path)`) whose file exists beside it."
+    n = 0
+    for c in nb['cells']:
+        n += sum(any(k.startswith('image/') for k in o.get('data', {})) for o in c.get('outputs', []))
+        if c['cell_type'] == 'markdown':
+            n += sum((root/'nbs'/m).is_file() for m in re.findall(r'!\[[^\]]*\]\(([^)\s]+)', ''.join(c['source'])))
+    return n
+
+def picture_problems() -> list[str]:
+    "Notebooks of PICTURES with fewer pictures than they should show, and nbs/ over NBS_BUDGET."
+    problems = []
+    for name, want in PICTURES.items():
+        got = pictures(json.loads((root/'nbs'/f'{name}.ipynb').read_text()))
+        if got < want: problems.append(f'nbs/{name}.ipynb shows {got} pictures as committed, it should show {want}: run `make notebooks`')
+    size = sum(f.stat().st_size for f in (root/'nbs').rglob('*') if f.is_file() and '.ipynb_checkpoints' not in f.parts)
+    if size > NBS_BUDGET: problems.append(f'nbs/ holds {size:,} bytes, over its budget of {NBS_BUDGET:,}: smaller images, fewer outputs')
+    return problems
+
 if __name__ == '__main__':
     failed = False
-    for what, problems in [('citations of nbs/reference.md', citation_problems()), ('import graph (layers, private names)', import_problems())]:
+    for what, problems in [('citations of nbs/reference.md', citation_problems()), ('import graph (layers, private names)', import_problems()),
+                            ('pictures in the notebooks, size of nbs/', picture_problems())]:
         for line in problems: print('  ' + line)
         print(f"{what}: {'FAILED' if problems else 'ok'}"); failed |= bool(problems)
     sys.exit(1 if failed else 0)
