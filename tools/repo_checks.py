@@ -25,6 +25,8 @@ def citation_problems() -> list[str]:
         for m in re.finditer(r'reference\.md\s*§\s*(\d+)', text):
             if m[1] not in sections: problems.append(f'{p.relative_to(root)}: {m[0]!r} cites no section of nbs/reference.md')
         if 'REFERENCE' + '.md' in text: problems.append(f'{p.relative_to(root)}: cites REFERENCE' + '.md, which is not in the repository (use reference.md)')
+        for name in ('ENVIRONMENT', 'DESIGN'):  # the developers' notes, which users do not have
+            if name + '.md' in text: problems.append(f'{p.relative_to(root)}: cites {name}.md, which is not in the repository')
     return problems
 
 # The layers, lowest first: a module may import from its own layer and the ones before it, never from a later one.

@@ -14,7 +14,7 @@ __all__ = ['Embedder', 'l2_normalize', 'MiniLMEmbedder']
 # %% ../../nbs/02_retrieval.embed.ipynb #f868251c
 @runtime_checkable
 class Embedder(Protocol):
-    "What the index needs from an embedder (see DESIGN.md, 'Contracts')."
+    "What the index needs from an embedder: a name and a size it records, and unit-length vectors for queries and pages."
     name: str  # identifies the model; stored in the index's meta.json and checked on load
     dim: int  # vector size
     multi_vector: bool  # True when vectors are [n, tokens, dim] (ColQwen2-style), False for [n, dim]
