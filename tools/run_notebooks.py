@@ -11,6 +11,7 @@ they are written:
 - memory addresses (`0x7f3a...`) become `0x…`;
 - widget outputs are dropped (their state is not saved, so nothing could show them, and their text repr is noise):
   `nbs/images/` holds screenshots of the widgets in use instead;
+- an output offering both a JPEG and a PNG (a PIL image does) keeps the JPEG;
 - execution counts are cleared, as `nbdev_clean` does.
 Run `nbdev_clean` afterwards (`make notebooks` does); it keeps outputs.
 """
@@ -46,6 +47,7 @@ def stable_outputs(outputs: list, tmp: dict) -> list:
         if 'data' in o:
             if WIDGET in o['data']: continue
             data = dict(o['data'])
+            if 'image/jpeg' in data: data.pop('image/png', None)  # a PIL image offers both: the JPEG is the smaller
             for k in ('text/plain', 'text/html', 'text/markdown'):
                 if k in data: data[k] = stable_text(''.join(data[k]) if isinstance(data[k], list) else data[k], tmp)
             o['data'] = data

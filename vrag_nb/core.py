@@ -11,8 +11,8 @@ from PIL import Image
 
 # %% auto #0
 __all__ = ['PATCH', 'MIN_PIXELS', 'MAX_PIXELS', 'MAX_QUERY_CHARS', 'CHARS_PER_TOKEN', 'Page', 'page_name', 'Hit', 'fit_to_budget',
-           'resize_to_budget', 'to_data_url', 'from_data_url', 'atomic_write', 'read_jsonl', 'write_jsonl',
-           'model_text', 'cut_reply', 'Reply', 'cache_dir']
+           'resize_to_budget', 'to_data_url', 'from_data_url', 'show_image', 'side_by_side', 'atomic_write',
+           'read_jsonl', 'write_jsonl', 'model_text', 'cut_reply', 'Reply', 'cache_dir']
 
 # %% ../nbs/00_core.ipynb #d9411469
 @dataclass
@@ -126,6 +126,29 @@ def from_data_url(url: str, # a `data:image/...;base64,` URL
     head, sep, data = url.partition(',')
     if not (sep and head.startswith('data:image/') and head.endswith(';base64')): raise ValueError(f"not a base64 image data URL: {url[:40]!r}")
     return Image.open(io.BytesIO(base64.b64decode(data)))
+
+# %% ../nbs/00_core.ipynb #a3802fa4
+def show_image(img: Image.Image | str | Path, # a PIL image, or an image file
+               max_side: int = 480, # the longest side shown, pixels (a smaller image is not enlarged)
+               quality: int = 75, # JPEG quality, 1..95
+              ): # an `IPython.display.Image`, which a notebook shows as a JPEG
+    "An image as a small JPEG for a notebook's output, so that executed notebooks stay small."
+    from IPython.display import Image as IPyImage
+    img = (Image.open(img) if isinstance(img, (str, Path)) else img).convert('RGB')
+    img.thumbnail((max_side, max_side))
+    buf = io.BytesIO(); img.save(buf, 'JPEG', quality=quality)
+    return IPyImage(data=buf.getvalue(), format='jpeg')
+
+def side_by_side(*images: Image.Image, # PIL images, left to right
+                 height: int = 360, # the height each is scaled to, pixels
+                 gap: int = 8, # white space between them, pixels
+                ) -> Image.Image: # one RGB image
+    "Images scaled to one height and put next to each other on white."
+    scaled = [im.convert('RGB').resize((max(1, round(im.width * height / im.height)), height)) for im in images]
+    out = Image.new('RGB', (sum(im.width for im in scaled) + gap * (len(scaled) - 1), height), 'white')
+    x = 0
+    for im in scaled: out.paste(im, (x, 0)); x += im.width + gap
+    return out
 
 # %% ../nbs/00_core.ipynb #b161ef0a
 def _umask() -> int:
