@@ -125,26 +125,30 @@ class LocalChatModel:
                seed: int | None = None, # sampling seed
                template_kwargs: dict | None = None, # extra chat-template variables, as for `encode`
               ) -> Iterator[str]: # text pieces as they are generated
-        "Generate the next assistant turn, yielding text as it comes (generation runs in a thread)."
-        from transformers import TextIteratorStreamer
+        "Generate the next assistant turn, yielding text as it comes (generation runs in a thread, which ends with the stream, also when the caller stops reading early)."
+        from transformers import TextIteratorStreamer, StoppingCriteria, StoppingCriteriaList
         enc, kw = self._generate_kwargs(messages, max_tokens, temperature, top_p, stop, seed, template_kwargs)
-        streamer = TextIteratorStreamer(self.tok, skip_prompt=True, skip_special_tokens=True)
-        errors = []
+        streamer, halt, errors = TextIteratorStreamer(self.tok, skip_prompt=True, skip_special_tokens=True), threading.Event(), []
+        class Halt(StoppingCriteria):
+            def __call__(self, input_ids, scores, **kw): return halt.is_set()
         def work():
             try:
-                with self.lock: self.model.generate(**enc, **kw, streamer=streamer)
+                with self.lock: self.model.generate(**enc, **kw, streamer=streamer, stopping_criteria=StoppingCriteriaList([Halt()]))
             except Exception as e: errors.append(e); streamer.end()
-        threading.Thread(target=work, daemon=True).start()
-        held, stopped = '', False  # held: text that might be the start of a stop string
-        for piece in streamer:
-            if stopped: continue  # a stop string was seen: drain until the generation thread ends
-            held += piece
-            cut = min((i for i in (held.find(s) for s in stop or []) if i >= 0), default=-1)
-            if cut >= 0: held, stopped = held[:cut], True
-            keep = 0 if stopped else max((k for s in stop or [] for k in range(1, len(s)) if held.endswith(s[:k])), default=0)
-            if len(held) > keep: yield held[:len(held) - keep]
-            held = held[len(held) - keep:]
-        if held: yield held
+        thread = threading.Thread(target=work, daemon=True); thread.start()
+        try:
+            held, stopped = '', False  # held: text that might be the start of a stop string
+            for piece in streamer:
+                if stopped: continue  # a stop string was seen: drain until the generation thread ends
+                held += piece
+                cut = min((i for i in (held.find(s) for s in stop or []) if i >= 0), default=-1)
+                if cut >= 0: held, stopped = held[:cut], True; halt.set()
+                keep = 0 if stopped else max((k for s in stop or [] for k in range(1, len(s)) if held.endswith(s[:k])), default=0)
+                if len(held) > keep: yield held[:len(held) - keep]
+                held = held[len(held) - keep:]
+            if held: yield held
+        finally:  # done, or closed early by the caller: stop generating at the next token and wait, so no thread outlives the stream
+            halt.set(); thread.join()
         if errors: raise errors[0]
 
     def generate(self, messages: list[dict], # agent or OpenAI chat messages

@@ -184,8 +184,7 @@ def write_results(res: dict, # from `evaluate_agent`
                   out_dir: str | Path, # destination folder
                  ) -> Path: # the folder
     "Write results.json, results.csv and a grouped bar plot results.png."
-    import matplotlib; matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
     out_dir = Path(out_dir)
     atomic_write(out_dir/'results.json', json.dumps(res, indent=1, ensure_ascii=False))
     buf = io.StringIO(); w = csv.writer(buf); w.writerow(['mode', 'query_type', *COLUMNS])
@@ -193,7 +192,7 @@ def write_results(res: dict, # from `evaluate_agent`
         for t, s in [('all', r['all']), *r['by_type'].items()]: w.writerow([mode, t, *[round(s.get(c, 0), 4) for c in COLUMNS]])
     atomic_write(out_dir/'results.csv', buf.getvalue())
     types = ['all', *sorted({t for r in res['modes'].values() for t in r['by_type']})]
-    fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(types), 3.4))
+    fig = Figure(figsize=(1.8 + 1.6 * len(types), 3.4)); ax = fig.subplots()
     width = 0.8 / max(len(res['modes']), 1)
     for k, (mode, r) in enumerate(res['modes'].items()):
         vals = [(r['all'] if t == 'all' else r['by_type'].get(t, {})).get('accuracy', 0) for t in types]
@@ -201,5 +200,5 @@ def write_results(res: dict, # from `evaluate_agent`
     ax.set_xticks([i + width * (len(res['modes']) - 1) / 2 for i in range(len(types))], types)
     ax.set_ylim(0, 1); ax.set_ylabel('accuracy'); ax.legend(fontsize=8, ncol=2)
     ax.set_title(f"policy: {res['policy']} · judge: {res['judge']}", fontsize=8)
-    fig.tight_layout(); fig.savefig(out_dir/'results.png', dpi=110); plt.close(fig)
+    fig.tight_layout(); fig.savefig(out_dir/'results.png', dpi=110)
     return out_dir

@@ -113,11 +113,10 @@ def plot_retrieval(results: dict, # method name -> result of `evaluate_retrieval
                    path: str | Path | None = None, # save the figure here (PNG) when given
                   ):
     "Grouped bars: the four metrics per method (left) and recall@5 per query type per method (right); returns the figure."
-    import matplotlib; matplotlib.use('Agg') if path else None
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
     keys, names = ['recall@1', 'recall@5', 'mrr@10', 'ndcg@5'], list(results)
     types = sorted({t for r in results.values() for t in r['by_type']})
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig = Figure(figsize=(10, 3.6)); a1, a2 = fig.subplots(1, 2)
     w = 0.8 / len(names)
     for i, n in enumerate(names):
         a1.bar([j + i * w for j in range(len(keys))], [results[n][k] for k in keys], w, label=n)

@@ -91,15 +91,14 @@ def plot_metrics(history: list[dict], # metrics per step
                  path: str | Path, # .png to write
                 ) -> Path:
     "Reward (with its 10-step mean), KL, entropy and response length against steps."
-    import matplotlib; matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
     steps = [m['step'] for m in history]
-    fig, axs = plt.subplots(1, 4, figsize=(13, 2.8))
+    fig = Figure(figsize=(13, 2.8)); axs = fig.subplots(1, 4)
     r = [m['reward_mean'] for m in history]
     axs[0].plot(steps, r, alpha=0.35); axs[0].plot(steps, [np.mean(r[max(0, i - 9):i + 1]) for i in range(len(r))]); axs[0].set_title('reward')
     for ax, k in zip(axs[1:], ('kl', 'entropy', 'response_length')): ax.plot(steps, [m[k] for m in history]); ax.set_title(k)
     for ax in axs: ax.set_xlabel('step')
-    fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
+    fig.tight_layout(); fig.savefig(path, dpi=100)
     return Path(path)
 
 @call_parse

@@ -214,11 +214,10 @@ def plot_policy_metrics(history: list[dict], # records from `train_policy` (or i
                         path: str | Path, # .png to write
                        ) -> Path:
     "Four panels against GRPO steps: reward parts, searches / crops / images per rollout, KL and entropy, seconds per step split into rollout, reference and update."
-    import matplotlib; matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
     g = [h for h in history if h['phase'] == 'grpo']
     x = [h['step'] for h in g]
-    fig, axs = plt.subplots(1, 4, figsize=(16, 3))
+    fig = Figure(figsize=(16, 3)); axs = fig.subplots(1, 4)
     for ax, keys, title in zip(axs[:3], [('reward_mean', 'r_pat', 'r_ret', 'r_ans'), ('searches', 'crops', 'images'), ('kl', 'entropy')],
                                ['reward', 'per rollout', 'KL, entropy']):
         for k in keys: ax.plot(x, [h[k] for h in g], marker='.', label=k)
@@ -229,5 +228,5 @@ def plot_policy_metrics(history: list[dict], # records from `train_policy` (or i
         v = np.array([h[k] for h in g]); axs[3].bar(x, v, bottom=bottom, label=label); bottom += v
     axs[3].legend(fontsize=8); axs[3].set_title('seconds per step')
     for ax in axs: ax.set_xlabel('GRPO step')
-    fig.tight_layout(); fig.savefig(path, dpi=80); plt.close(fig)
+    fig.tight_layout(); fig.savefig(path, dpi=80)
     return Path(path)

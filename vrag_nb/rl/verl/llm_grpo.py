@@ -213,10 +213,9 @@ def plot_llm_metrics(history: list[dict], # records from `train_llm` (or its met
                      path: str | Path, # .png to write
                     ) -> Path:
     "Reward and its parts against GRPO steps (step 0: the base model, before the cold start), the greedy evals if any, KL and entropy."
-    import matplotlib; matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
     base, g, ev = [[h for h in history if h['phase'] == p] for p in ('base', 'grpo', 'eval')]
-    fig, axs = plt.subplots(1, 4 if ev else 3, figsize=(17 if ev else 13, 3))
+    fig = Figure(figsize=(17 if ev else 13, 3)); axs = fig.subplots(1, 4 if ev else 3)
     def parts(ax, rs, title):
         for k in ('reward_mean', 'r_pat', 'r_ret', 'r_ans'): ax.plot([h['step'] for h in rs], [h[k] for h in rs], marker='.', label=k)
         ax.legend(fontsize=8); ax.set_title(title)
@@ -224,5 +223,5 @@ def plot_llm_metrics(history: list[dict], # records from `train_llm` (or its met
     if ev: parts(axs[1], ev, 'greedy eval, all questions')
     for ax, k in zip(axs[-2:], ('kl', 'entropy')): ax.plot([h['step'] for h in g], [h[k] for h in g], marker='.'); ax.set_title(k)
     for ax in axs: ax.set_xlabel('GRPO step')
-    fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
+    fig.tight_layout(); fig.savefig(path, dpi=100)
     return Path(path)
