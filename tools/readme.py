@@ -4,6 +4,15 @@ import sys
 from pathlib import Path
 root = Path(__file__).resolve().parent.parent
 
+def setting(key: str) -> str:
+    "A value of settings.ini."
+    import configparser
+    c = configparser.ConfigParser(); c.read(root/'settings.ini'); return c['DEFAULT'][key]
+
+def repo() -> str:
+    "owner/name of the GitHub repository (settings.ini's git_url)."
+    return setting('git_url').rstrip('/').removeprefix('https://github.com/')
+
 def render() -> str:
     import nbformat
     from nbconvert import MarkdownExporter
@@ -12,6 +21,8 @@ def render() -> str:
     for c in nb.cells:  # drop nbdev directives from code shown in the README
         if c.cell_type == 'code': c.source = '\n'.join(l for l in c.source.splitlines() if not l.startswith('#|'))
     body, _ = MarkdownExporter().from_notebook_node(nb)
+    # images beside the notebook (nbs/images/) by absolute URL, so that they show on GitHub and on PyPI alike
+    body = body.replace('](images/', f'](https://raw.githubusercontent.com/{repo()}/{setting("branch")}/nbs/images/')
     note = '<!-- generated from nbs/index.ipynb by `make readme` (tools/readme.py); edit the notebook, not this file -->\n\n'
     return note + body.strip() + '\n'
 
