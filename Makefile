@@ -34,10 +34,11 @@ demo: install
 test: install
 	$(BIN)/python tools/run_tests.py
 
-# the README's example pictures (tools/readme_images.py), then every notebook run top to bottom in place with its outputs kept
+# the README's example pictures (tools/readme_images.py) and the widgets' screenshots (the browser test), then every notebook run top to bottom in place with its outputs kept
 # (tools/run_notebooks.py; slow, gpu and eval: false cells stay unrun), then the README from the executed index.ipynb
 notebooks: install
 	TQDM_DISABLE=1 MPLBACKEND=agg $(BIN)/python tools/readme_images.py
+	$(BIN)/python tools/widgets_browser_test.py --artifacts test_artifacts --images nbs/images
 	$(BIN)/python tools/run_notebooks.py
 	$(BIN)/nbdev_clean
 	$(BIN)/python tools/readme.py

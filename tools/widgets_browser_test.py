@@ -2,7 +2,9 @@
 
 Copies nbs/04c_agent.widgets.ipynb to a scratch dir, opens it in JupyterLab, runs all cells, then on the crop widget drags
 the box to a new place and presses "Zoom into the crop". Prints one JSON line with what the page showed at each
-stage; saves screenshots under --artifacts. Exit status 0 when the run itself worked (the notebook cell that calls
+stage; saves screenshots under --artifacts: the crop widget after the drag and after the zoom, the playground and the
+trajectory viewer as their cells left them, and the whole JupyterLab window. With --images DIR it also writes small
+copies of the three widget screenshots there (`make notebooks` keeps them in nbs/images/ for the notebook to show). Exit status 0 when the run itself worked (the notebook cell that calls
 this checks the values). Needs /usr/bin/chromium (apt-get install chromium) and the dev install (playwright)."""
 import argparse, json, os, shutil, socket, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -19,11 +21,21 @@ JS_STATE = """() => {
 def free_port():
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
+def small_copies(art: Path, dest: Path) -> list[str]:
+    "The widget screenshots at most 720 pixels wide, in 128 colours (a screenshot of flat widgets keeps its look), as PNGs in `dest`."
+    from PIL import Image
+    dest.mkdir(parents=True, exist_ok=True); out = []
+    for src, name in [('crop_widget_moved.png', 'crop_widget.png'), ('playground.png', 'playground.png'), ('trajectory_viewer.png', 'trajectory_viewer.png')]:
+        im = Image.open(art/src).convert('RGB'); im.thumbnail((720, 10_000))
+        im.quantize(128, method=Image.Quantize.MEDIANCUT).save(dest/name, optimize=True); out.append(str(dest/name))
+    return out
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--artifacts', default=str(REPO/'test_artifacts'))
     ap.add_argument('--chromium', default='/usr/bin/chromium')
     ap.add_argument('--timeout', type=float, default=240, help='seconds for the notebook to run in the browser')
+    ap.add_argument('--images', default=None, help='also write small PNGs of the widgets in use here (crop_widget, playground, trajectory_viewer)')
     a = ap.parse_args()
     import httpx
     from playwright.sync_api import sync_playwright
@@ -36,6 +48,8 @@ def main():
     env = {**os.environ, 'VRAG_NB_IN_BROWSER_TEST': '1', 'JUPYTER_CONFIG_DIR': str(work/'.jupyter'),
            'JUPYTER_RUNTIME_DIR': str(work/'.runtime'), 'JUPYTERLAB_WORKSPACES_DIR': str(work/'.workspaces'),
            'JUPYTERLAB_SETTINGS_DIR': str(work/'.settings')}
+    news = work/'.settings'/'@jupyterlab'/'apputils-extension'; news.mkdir(parents=True)
+    (news/'notification.jupyterlab-settings').write_text(json.dumps({'fetchNews': 'false', 'checkForUpdates': False}))  # no pop-up over the widgets
     log = open(art/'jupyterlab.log', 'w')
     lab = subprocess.Popen([str(Path(sys.executable).parent/'jupyter'), 'lab', '--no-browser', '--allow-root', '--ip=127.0.0.1', f'--port={port}',
                             f'--IdentityProvider.token={token}', f'--ServerApp.root_dir={work}'], env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -93,12 +107,16 @@ def main():
             time.sleep(0.5)
             res['zoomed'] = page.evaluate(JS_STATE)
             out.screenshot(path=str(art/'crop_widget_zoomed.png'))
+            for name, inside in [('playground', page.get_by_role('button', name='Save trajectory')), ('trajectory_viewer', page.locator('.widget-slider'))]:
+                o = page.locator('.jp-OutputArea-output', has=inside).first
+                o.scroll_into_view_if_needed(); time.sleep(0.5); o.screenshot(path=str(art/f'{name}.png'))
             page.screenshot(path=str(art/'jupyterlab.png'))
             browser.close()
     finally:
         lab.terminate(); lab.wait(30); log.close()
         shutil.rmtree(work, ignore_errors=True)
     res['artifacts'] = sorted(str(p) for p in art.glob('*.png'))
+    if a.images: res['images'] = small_copies(art, Path(a.images))
     print(json.dumps(res))
 
 if __name__ == '__main__': main()
