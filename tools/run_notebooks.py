@@ -58,7 +58,7 @@ def stable_outputs(outputs: list, tmp: dict) -> list:
 
 def run_one(path: Path) -> int:
     "Execute one notebook in a fresh shell in its own dir; write it back with its outputs unless a cell raised."
-    from execnb.nbio import read_nb, write_nb
+    from execnb.nbio import read_nb, nb2str
     from execnb.shell import CaptureShell
     from fastcore.xtras import working_directory
     nb, tmp = read_nb(path), {}
@@ -73,7 +73,8 @@ def run_one(path: Path) -> int:
                 print(f'{path.name}: cell {cell.idx_} raised {type(shell.exc).__name__}: {shell.exc}', file=sys.stderr)
                 return 1
             cell.outputs = stable_outputs(cell.get('outputs', []), tmp)
-    write_nb(nb, path)
+    import nbformat  # written as nbformat writes (text split into lines), like every other tool that edits these notebooks
+    nbformat.write(nbformat.reads(nb2str(nb), as_version=4), str(path))
     return 0
 
 def main(paths: list[str]) -> int:
