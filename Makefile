@@ -37,7 +37,7 @@ test: install
 # the README's example pictures (tools/readme_images.py) and the widgets' screenshots (the browser test), then every notebook run top to bottom in place with its outputs kept
 # (tools/run_notebooks.py; slow, gpu and eval: false cells stay unrun), then the README from the executed index.ipynb
 notebooks: install
-	TQDM_DISABLE=1 MPLBACKEND=agg $(BIN)/python tools/readme_images.py
+	TQDM_DISABLE=1 MPLBACKEND=agg PYTHONHASHSEED=0 $(BIN)/python tools/readme_images.py
 	$(BIN)/python tools/widgets_browser_test.py --artifacts test_artifacts --images nbs/images
 	$(BIN)/python tools/run_notebooks.py
 	$(BIN)/nbdev_clean

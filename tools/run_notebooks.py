@@ -8,7 +8,8 @@ whose cell raises is left as it was, and the command exits non-zero naming it. O
 they are written:
 - progress bars are off (`TQDM_DISABLE=1`), plots are plain PNG (not retina), each math library uses one thread;
 - temporary dirs become `<tmp1>`, `<tmp2>`... in order of appearance, the checkout becomes relative and the home dir `~`;
-- memory addresses (`0x7f3a...`) become `0x…`, and date-times (log lines) `<time>`;
+- memory addresses (`0x7f3a...`) become `0x…`, date-times (log lines) `<time>`, loopback ports `<port>`, and progress bars
+  printed by a subprocess (which `TQDM_DISABLE` does not reach when the code passes `disable=` itself) are dropped;
 - widget outputs are dropped (their state is not saved, so nothing could show them, and their text repr is noise):
   `nbs/images/` holds screenshots of the widgets in use instead;
 - an output offering both a JPEG and a PNG (a PIL image does) keeps the JPEG;
@@ -35,6 +36,8 @@ def stable_text(text: str, tmp: dict) -> str:
     def tmpdir(m): return tmp.setdefault(m[0], f'<tmp{len(tmp) + 1}>')
     text = re.sub(re.escape(tempfile.gettempdir()) + r'/tmp[a-z0-9_]{8}', tmpdir, text)
     text = text.replace(str(root) + '/', '').replace(str(root), '.').replace(str(Path.home()), '~')
+    text = re.sub(r'[^\r\n]*\d+%\|[^\r\n]*\|[^\r\n]*\[[^\r\n]*\][^\r\n]*(?:\r\n?|\n|$)', '', text)  # progress bars a subprocess printed
+    text = re.sub(r'(127\.0\.0\.1|localhost)(:|\', )\d{5}\b', r'\1\2<port>', text)  # ports the OS picked (five digits: 8000 in an example stays)
     text = re.sub(r'\b\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?', '<time>', text)  # log lines' timestamps
     return re.sub(r'\b0x[0-9a-f]{6,}\b', '0x…', text)
 

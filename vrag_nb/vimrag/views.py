@@ -56,7 +56,8 @@ def draw_graph(graph: MemoryGraph, # the memory graph
     import matplotlib.pyplot as plt
     depth = layers(graph)
     g = graph.g.copy(); nx.set_node_attributes(g, depth, 'layer')
-    pos = {n: (x, -y) for n, (x, y) in nx.multipartite_layout(g, subset_key='layer', align='horizontal').items()}
+    by_layer = {d: [n for n in graph.order if depth[n] == d] for d in sorted(set(depth.values()))}  # in graph order: networkx's own grouping is a set, ordered by the hash seed
+    pos = {n: (x, -y) for n, (x, y) in nx.multipartite_layout(g, subset_key=by_layer, align='horizontal').items()}
     if ax is None: _, ax = plt.subplots(figsize=(max(6, 2.2 * max(list(depth.values()).count(d) for d in set(depth.values()))), 1.6 * (max(depth.values()) + 1)))
     nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowsize=14, edge_color='#888', node_size=1800)
     for kind, st in STYLE.items():
