@@ -20,7 +20,7 @@ from .store import commit_files, roll_forward, load_shards, npz_bytes
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['FUSION', 'METHODS', 'pages_hash', 'embed_batch', 'index_files', 'PageIndex', 'absolute_paths']
+__all__ = ['METHODS', 'FUSION', 'pages_hash', 'embed_batch', 'index_files', 'PageIndex', 'absolute_paths']
 
 # %% ../../nbs/03_retrieval.index.ipynb #335826f1
 def pages_hash(pages: list[Page], # the corpus pages
@@ -54,6 +54,7 @@ def index_files(index: faiss.Index, # the vectors
     return {'owner.npy': npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
             'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()}
 
+METHODS = ('dense', 'bm25', 'hybrid')  # the search methods: passages, BM25 over page text, and their fusion
 FUSION = dict(kind='rrf', k=60, dense_weight=0.3, depth=50)  # see "Choosing the default" below
 
 # %% ../../nbs/03_retrieval.index.ipynb #d876914b
@@ -139,8 +140,6 @@ class PageIndex:
         return cls(path, absolute_paths(pages, path), to_gpu(index), owner, BM25Pages.load(path/'bm25', len(pages)), embedder, meta)
 
 # %% ../../nbs/03_retrieval.index.ipynb #797455bd
-METHODS = ('dense', 'bm25', 'hybrid')
-
 def absolute_paths(pages: list[Page], # pages as stored in pages.jsonl (paths relative to the index dir)
                    root: Path, # the index dir
                   ) -> list[Page]: # the same pages, changed in place: image and video paths absolute
