@@ -17,7 +17,7 @@ from ..retrieval.embed import MiniLMEmbedder
 __all__ = ['to_openai_messages', 'PolicyError', 'openai_client', 'OpenAIPolicy', 'ThinkSplitter', 'best_sentence',
            'SmolLM2Answerer', 'OfflinePolicy']
 
-# %% ../../nbs/04b_agent.policies.ipynb #c2213f67
+# %% ../../nbs/04b_agent.policies.ipynb #e54d3e0d
 def to_openai_messages(messages: list[dict], # agent messages (04a_agent.loop): text parts and `{"type": "image", "view"}` parts
                       ) -> list[dict]: # OpenAI chat messages, images as `image_url` data URLs
     "Convert agent messages to the OpenAI chat format, rendering each view to a JPEG data URL."
@@ -31,6 +31,8 @@ def to_openai_messages(messages: list[dict], # agent messages (04a_agent.loop): 
         out.append({'role': m['role'], 'content': parts})
     return out
 
+
+# %% ../../nbs/04b_agent.policies.ipynb #7f3061e5
 class PolicyError(RuntimeError):
     "A policy got no reply: the endpoint was unreachable, timed out, or refused the request (after the retries)."
 
@@ -69,6 +71,8 @@ def openai_client(base_url: str, # the endpoint, e.g. 'http://127.0.0.1:8000/v1'
         def close(self): self.inner.close()
     return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, http_client=openai.DefaultHttpxClient(transport=Repair()))
 
+
+# %% ../../nbs/04b_agent.policies.ipynb #aa7f864b
 @contextmanager
 def _plain_errors(policy):
     "Turn the openai client's exceptions into a `PolicyError` that names the endpoint, the model and the retries."
@@ -123,6 +127,7 @@ class OpenAIPolicy:
         return Reply(_with_reasoning(''.join(reasoning), ''.join(content)), finish)
 
     def __repr__(self): return f"OpenAIPolicy({str(self.client.base_url)!r}, model={self.model!r})"
+
 
 # %% ../../nbs/04b_agent.policies.ipynb #9523b510
 class ThinkSplitter:

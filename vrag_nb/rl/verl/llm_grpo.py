@@ -113,7 +113,7 @@ def grpo_update(policy, ref, opt, # the policy, the frozen reference, the optimi
     opt.step()
     return dict(loss=loss.item(), kl=kl.item(), entropy=token_mean(ent, mask).item(), clipfrac=m['clipfrac'], grad_norm=float(gnorm))
 
-# %% ../../../nbs/07f_rl.verl.llm_grpo.ipynb #ad7fe837
+# %% ../../../nbs/07f_rl.verl.llm_grpo.ipynb #111ff95b
 def freeze_lower(model, # a transformers causal LM with `model.layers`
                  trainable_layers: int, # top layers to train
                 ) -> list: # the trainable parameters
@@ -123,6 +123,8 @@ def freeze_lower(model, # a transformers causal LM with `model.layers`
     for p in keep: p.requires_grad_(True)
     return keep
 
+
+# %% ../../../nbs/07f_rl.verl.llm_grpo.ipynb #9c1c2069
 def _trained(model) -> dict: return {k: v.detach().clone() for k, v in model.named_parameters() if v.requires_grad}
 
 def _rollouts(cfg, server, tok, rows, chosen, group, **sampling):
@@ -137,6 +139,8 @@ def _summary(outs) -> dict:
     return dict(rollouts=len(outs), reward_mean=float(np.mean(r)), reward_std=float(np.std(r)), **{k: float(np.mean([p[k] for p in parts])) for k in ('r_pat', 'r_ret', 'r_ans')},
                 turns=float(np.mean(turns)), response_length=float(np.mean([sum(o.extra_fields['model_mask']) for o in outs])))
 
+
+# %% ../../../nbs/07f_rl.verl.llm_grpo.ipynb #dcc5b6ad
 def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.pt, the agent-loop YAML and the train parquet
               index, # a `PageIndex` (e.g. `toy.toy_corpus()[0]`)
               examples: list[dict], # unified-format QA examples over it
@@ -209,6 +213,8 @@ def train_llm(out: str | Path, # folder: metrics.jsonl, metrics.png, checkpoint.
         ckpt.with_suffix('.tmp').replace(ckpt)
     return history
 
+
+# %% ../../../nbs/07f_rl.verl.llm_grpo.ipynb #172dfbed
 def plot_llm_metrics(history: list[dict], # records from `train_llm` (or its metrics.jsonl)
                      path: str | Path, # .png to write
                     ) -> Path:
@@ -225,3 +231,4 @@ def plot_llm_metrics(history: list[dict], # records from `train_llm` (or its met
     for ax in axs: ax.set_xlabel('GRPO step')
     fig.tight_layout(); fig.savefig(path, dpi=100)
     return Path(path)
+
