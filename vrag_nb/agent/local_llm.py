@@ -8,6 +8,7 @@ import re, threading
 from pathlib import Path
 from typing import Iterator
 from PIL import Image
+from fastcore.basics import patch
 from ..core import MIN_PIXELS, MAX_PIXELS, from_data_url
 from .views import View
 from .policies import ThinkSplitter
@@ -85,79 +86,88 @@ class LocalChatModel:
         "True when the model takes images (it has an image processor)."
         return self.ip is not None
 
-    def encode(self, messages: list[dict], # agent or OpenAI chat messages
-               template_kwargs: dict | None = None, # extra chat-template variables (e.g. `enable_thinking`); text LMs only
-              ) -> dict: # model inputs (input_ids, attention_mask, and for a VLM pixel_values, image_grid_thw)
-        "Build the model input for the next assistant turn."
-        turns = message_parts(messages)
-        if not self.is_vlm:
-            chat = [{'role': r, 'content': ''.join(p if isinstance(p, str) else '[image]' for p in ps)} for r, ps in turns]
-            return dict(self.tok.apply_chat_template(chat, add_generation_prompt=True, return_tensors='pt', return_dict=True, **(template_kwargs or {})))
-        images = [p for _, ps in turns for p in ps if isinstance(p, Image.Image)]
-        extra = {}
-        if images:
-            enc = self.ip(images=[im.convert('RGB') for im in images], return_tensors='pt')
-            extra = {'pixel_values': enc['pixel_values'], 'image_grid_thw': enc['image_grid_thw']}
-            n_tok = iter((enc['image_grid_thw'].prod(-1) // self.merge ** 2).tolist())
-        text = f'<|im_start|>system\n{self.system}<|im_end|>\n' if self.system and turns and turns[0][0] != 'system' else ''
-        for role, ps in turns:
-            body = ''.join(p if isinstance(p, str) else '<|vision_start|>' + '<|image_pad|>' * next(n_tok) + '<|vision_end|>' for p in ps)
-            text += f'<|im_start|>{role}\n{body}<|im_end|>\n'
-        enc = dict(self.tok(text + '<|im_start|>assistant\n', return_tensors='pt'))
-        if self.needs_types and images: enc['mm_token_type_ids'] = (enc['input_ids'] == self.tok.convert_tokens_to_ids('<|image_pad|>')).int()
-        return {**enc, **extra}
-
-    def _generate_kwargs(self, messages, max_tokens, temperature, top_p, stop, seed, template_kwargs=None):
-        import torch
-        dev, dtype = next(self.model.parameters()).device, next(self.model.parameters()).dtype
-        enc = {k: (v.to(dev, dtype) if k == 'pixel_values' else v.to(dev)) for k, v in self.encode(messages, template_kwargs).items()}
-        if seed is not None: torch.manual_seed(seed)
-        kw = dict(max_new_tokens=max_tokens, do_sample=temperature > 0, pad_token_id=self.tok.pad_token_id)
-        if temperature > 0: kw.update(temperature=temperature, top_p=top_p)
-        if stop: kw.update(stop_strings=list(stop), tokenizer=self.tok)
-        return enc, kw
-
-    def stream(self, messages: list[dict], # agent or OpenAI chat messages
-               max_tokens: int = 256, # reply length limit, tokens
-               temperature: float = 0.0, # 0: greedy
-               top_p: float = 1.0, # nucleus sampling when temperature > 0
-               stop: list[str] | None = None, # stop strings; the reply ends before the first one (as OpenAI's `stop`)
-               seed: int | None = None, # sampling seed
-               template_kwargs: dict | None = None, # extra chat-template variables, as for `encode`
-              ) -> Iterator[str]: # text pieces as they are generated
-        "Generate the next assistant turn, yielding text as it comes (generation runs in a thread, which ends with the stream, also when the caller stops reading early)."
-        from transformers import TextIteratorStreamer, StoppingCriteria, StoppingCriteriaList
-        enc, kw = self._generate_kwargs(messages, max_tokens, temperature, top_p, stop, seed, template_kwargs)
-        streamer, halt, errors = TextIteratorStreamer(self.tok, skip_prompt=True, skip_special_tokens=True), threading.Event(), []
-        class Halt(StoppingCriteria):
-            def __call__(self, input_ids, scores, **kw): return halt.is_set()
-        def work():
-            try:
-                with self.lock: self.model.generate(**enc, **kw, streamer=streamer, stopping_criteria=StoppingCriteriaList([Halt()]))
-            except Exception as e: errors.append(e); streamer.end()
-        thread = threading.Thread(target=work, daemon=True); thread.start()
-        try:
-            held, stopped = '', False  # held: text that might be the start of a stop string
-            for piece in streamer:
-                if stopped: continue  # a stop string was seen: drain until the generation thread ends
-                held += piece
-                cut = min((i for i in (held.find(s) for s in stop or []) if i >= 0), default=-1)
-                if cut >= 0: held, stopped = held[:cut], True; halt.set()
-                keep = 0 if stopped else max((k for s in stop or [] for k in range(1, len(s)) if held.endswith(s[:k])), default=0)
-                if len(held) > keep: yield held[:len(held) - keep]
-                held = held[len(held) - keep:]
-            if held: yield held
-        finally:  # done, or closed early by the caller: stop generating at the next token and wait, so no thread outlives the stream
-            halt.set(); thread.join()
-        if errors: raise errors[0]
-
-    def generate(self, messages: list[dict], # agent or OpenAI chat messages
-                 **kw, # as for `stream`
-                ) -> str:
-        "The next assistant turn, whole."
-        return ''.join(self.stream(messages, **kw))
-
     def __repr__(self): return f"LocalChatModel({self.name!r}, vlm={self.is_vlm})"
+
+# %% ../../nbs/04d_agent.local_llm.ipynb #05cc5934
+@patch
+def encode(self: LocalChatModel,
+           messages: list[dict], # agent or OpenAI chat messages
+           template_kwargs: dict | None = None, # extra chat-template variables (e.g. `enable_thinking`); text LMs only
+          ) -> dict: # model inputs (input_ids, attention_mask, and for a VLM pixel_values, image_grid_thw)
+    "Build the model input for the next assistant turn."
+    turns = message_parts(messages)
+    if not self.is_vlm:
+        chat = [{'role': r, 'content': ''.join(p if isinstance(p, str) else '[image]' for p in ps)} for r, ps in turns]
+        return dict(self.tok.apply_chat_template(chat, add_generation_prompt=True, return_tensors='pt', return_dict=True, **(template_kwargs or {})))
+    images = [p for _, ps in turns for p in ps if isinstance(p, Image.Image)]
+    extra = {}
+    if images:
+        enc = self.ip(images=[im.convert('RGB') for im in images], return_tensors='pt')
+        extra = {'pixel_values': enc['pixel_values'], 'image_grid_thw': enc['image_grid_thw']}
+        n_tok = iter((enc['image_grid_thw'].prod(-1) // self.merge ** 2).tolist())
+    text = f'<|im_start|>system\n{self.system}<|im_end|>\n' if self.system and turns and turns[0][0] != 'system' else ''
+    for role, ps in turns:
+        body = ''.join(p if isinstance(p, str) else '<|vision_start|>' + '<|image_pad|>' * next(n_tok) + '<|vision_end|>' for p in ps)
+        text += f'<|im_start|>{role}\n{body}<|im_end|>\n'
+    enc = dict(self.tok(text + '<|im_start|>assistant\n', return_tensors='pt'))
+    if self.needs_types and images: enc['mm_token_type_ids'] = (enc['input_ids'] == self.tok.convert_tokens_to_ids('<|image_pad|>')).int()
+    return {**enc, **extra}
+
+# %% ../../nbs/04d_agent.local_llm.ipynb #de0466a4
+@patch
+def _generate_kwargs(self: LocalChatModel, messages, max_tokens, temperature, top_p, stop, seed, template_kwargs=None):
+    import torch
+    dev, dtype = next(self.model.parameters()).device, next(self.model.parameters()).dtype
+    enc = {k: (v.to(dev, dtype) if k == 'pixel_values' else v.to(dev)) for k, v in self.encode(messages, template_kwargs).items()}
+    if seed is not None: torch.manual_seed(seed)
+    kw = dict(max_new_tokens=max_tokens, do_sample=temperature > 0, pad_token_id=self.tok.pad_token_id)
+    if temperature > 0: kw.update(temperature=temperature, top_p=top_p)
+    if stop: kw.update(stop_strings=list(stop), tokenizer=self.tok)
+    return enc, kw
+
+@patch
+def stream(self: LocalChatModel,
+           messages: list[dict], # agent or OpenAI chat messages
+           max_tokens: int = 256, # reply length limit, tokens
+           temperature: float = 0.0, # 0: greedy
+           top_p: float = 1.0, # nucleus sampling when temperature > 0
+           stop: list[str] | None = None, # stop strings; the reply ends before the first one (as OpenAI's `stop`)
+           seed: int | None = None, # sampling seed
+           template_kwargs: dict | None = None, # extra chat-template variables, as for `encode`
+          ) -> Iterator[str]: # text pieces as they are generated
+    "Generate the next assistant turn, yielding text as it comes (generation runs in a thread, which ends with the stream, also when the caller stops reading early)."
+    from transformers import TextIteratorStreamer, StoppingCriteria, StoppingCriteriaList
+    enc, kw = self._generate_kwargs(messages, max_tokens, temperature, top_p, stop, seed, template_kwargs)
+    streamer, halt, errors = TextIteratorStreamer(self.tok, skip_prompt=True, skip_special_tokens=True), threading.Event(), []
+    class Halt(StoppingCriteria):
+        def __call__(self, input_ids, scores, **kw): return halt.is_set()
+    def work():
+        try:
+            with self.lock: self.model.generate(**enc, **kw, streamer=streamer, stopping_criteria=StoppingCriteriaList([Halt()]))
+        except Exception as e: errors.append(e); streamer.end()
+    thread = threading.Thread(target=work, daemon=True); thread.start()
+    try:
+        held, stopped = '', False  # held: text that might be the start of a stop string
+        for piece in streamer:
+            if stopped: continue  # a stop string was seen: drain until the generation thread ends
+            held += piece
+            cut = min((i for i in (held.find(s) for s in stop or []) if i >= 0), default=-1)
+            if cut >= 0: held, stopped = held[:cut], True; halt.set()
+            keep = 0 if stopped else max((k for s in stop or [] for k in range(1, len(s)) if held.endswith(s[:k])), default=0)
+            if len(held) > keep: yield held[:len(held) - keep]
+            held = held[len(held) - keep:]
+        if held: yield held
+    finally:  # done, or closed early by the caller: stop generating at the next token and wait, so no thread outlives the stream
+        halt.set(); thread.join()
+    if errors: raise errors[0]
+
+@patch
+def generate(self: LocalChatModel,
+             messages: list[dict], # agent or OpenAI chat messages
+             **kw, # as for `stream`
+            ) -> str:
+    "The next assistant turn, whole."
+    return ''.join(self.stream(messages, **kw))
 
 # %% ../../nbs/04d_agent.local_llm.ipynb #d649d197
 class TransformersPolicy:

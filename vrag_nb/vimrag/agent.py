@@ -7,6 +7,7 @@ from __future__ import annotations
 import json, math, re
 from pathlib import Path
 from typing import Callable, Iterator
+from fastcore.basics import patch
 from ..core import Page, model_text, MAX_QUERY_CHARS, CHARS_PER_TOKEN
 from ..agent.loop import stream_reply, take_reply, stopped_by, policy_failed
 from ..agent.views import View, page_view
@@ -82,124 +83,132 @@ class VimRAGAgent:
         self.video_max, self.fps, self.max_frames = video_max, fps, max_frames
         self.max_reply_tokens = max_reply_tokens if max_reply_tokens is not None else getattr(policy, 'max_tokens', None) or 1024
 
-    def _result(self, page: Page, info_id: str, score: float) -> dict:
-        "One search result as the context shows it: an image view, or a video chunk's frames with their times."
-        r = dict(information_id=info_id, type=page.kind, doc=page.doc, page=page.page, score=score)
-        if page.kind == 'image': return r | dict(path=page.image, view=page_view(page, max_pixels=self.image_max).to_dict())
-        dur = (page.end - page.start) or video_info(page.video)['duration']
-        times = chunk_times(dur, self.fps, self.max_frames)
-        per = min(self.video_max, self.image_max // len(times))
-        return r | dict(path=page.video, start=page.start, end=page.end, duration=round(dur, 3),
-                        frames=[{'t': t, 'view': _view_of(frame_file(page.video, t), page.doc, page.page, per).to_dict()} for t in times])
+# %% ../../nbs/05a_vimrag.agent.ipynb #6ee3f381
+@patch
+def _result(self: VimRAGAgent, page: Page, info_id: str, score: float) -> dict:
+    "One search result as the context shows it: an image view, or a video chunk's frames with their times."
+    r = dict(information_id=info_id, type=page.kind, doc=page.doc, page=page.page, score=score)
+    if page.kind == 'image': return r | dict(path=page.image, view=page_view(page, max_pixels=self.image_max).to_dict())
+    dur = (page.end - page.start) or video_info(page.video)['duration']
+    times = chunk_times(dur, self.fps, self.max_frames)
+    per = min(self.video_max, self.image_max // len(times))
+    return r | dict(path=page.video, start=page.start, end=page.end, duration=round(dur, 3),
+                    frames=[{'t': t, 'view': _view_of(frame_file(page.video, t), page.doc, page.page, per).to_dict()} for t in times])
 
-    def context(self, graph: MemoryGraph, # the graph so far
-                pending: dict | None = None, # the search waiting to be memorised: {'node_id', 'results'}
-               ) -> list[dict]: # messages for the policy
-        "Rebuild the context from the graph: question, graph JSON, visual memory, pending results."
-        parts = [{'type': 'text', 'text': f"Question: {graph.g.nodes[graph.root]['query']}\nMemory graph:\n{json.dumps(graph.to_list(), ensure_ascii=False)}"}]
-        for m in select_visual_memory(graph, image_max=self.image_max, video_max=self.video_max):
-            item, (doc, num) = m['item'], _name(m['item'].path)
-            if item.type == 'image':  # sized to its energy's budget
-                parts += [{'type': 'text', 'text': f"Memory from {m['node']} ({item.information_id}):"}, {'type': 'image', 'view': _view_of(item.path, doc, num, m['pixels']).to_dict()}]
+@patch
+def context(self: VimRAGAgent,
+            graph: MemoryGraph, # the graph so far
+            pending: dict | None = None, # the search waiting to be memorised: {'node_id', 'results'}
+           ) -> list[dict]: # messages for the policy
+    "Rebuild the context from the graph: question, graph JSON, visual memory, pending results."
+    parts = [{'type': 'text', 'text': f"Question: {graph.g.nodes[graph.root]['query']}\nMemory graph:\n{json.dumps(graph.to_list(), ensure_ascii=False)}"}]
+    for m in select_visual_memory(graph, image_max=self.image_max, video_max=self.video_max):
+        item, (doc, num) = m['item'], _name(m['item'].path)
+        if item.type == 'image':  # sized to its energy's budget
+            parts += [{'type': 'text', 'text': f"Memory from {m['node']} ({item.information_id}):"}, {'type': 'image', 'view': _view_of(item.path, doc, num, m['pixels']).to_dict()}]
+            continue
+        times = item.key_timestamp or [round(video_info(item.path)['duration'] / 2, 2)]
+        parts.append({'type': 'text', 'text': f"Memory from {m['node']} ({item.information_id}), frames at {', '.join(f'{t:g}' for t in times)} s:"})
+        parts += [{'type': 'image', 'view': _view_of(frame_file(item.path, t), doc, num, m['frame_pixels']).to_dict()} for t in times]
+    if pending:
+        parts.append({'type': 'text', 'text': f"Results of search node {pending['node_id']!r}; memorize every item:"})
+        for r in pending['results']:
+            if r['type'] == 'image':
+                parts += [{'type': 'text', 'text': f"{r['information_id']} ({r['doc']} p.{r['page']}):"}, {'type': 'image', 'view': r['view']}]
                 continue
-            times = item.key_timestamp or [round(video_info(item.path)['duration'] / 2, 2)]
-            parts.append({'type': 'text', 'text': f"Memory from {m['node']} ({item.information_id}), frames at {', '.join(f'{t:g}' for t in times)} s:"})
-            parts += [{'type': 'image', 'view': _view_of(frame_file(item.path, t), doc, num, m['frame_pixels']).to_dict()} for t in times]
-        if pending:
-            parts.append({'type': 'text', 'text': f"Results of search node {pending['node_id']!r}; memorize every item:"})
-            for r in pending['results']:
-                if r['type'] == 'image':
-                    parts += [{'type': 'text', 'text': f"{r['information_id']} ({r['doc']} p.{r['page']}):"}, {'type': 'image', 'view': r['view']}]
-                    continue
-                parts.append({'type': 'text', 'text': f"{r['information_id']} ({r['doc']} p.{r['page']}, video {r['start']:g}-{r['end']:g} s, {r['duration']:g} s long), frames at:"})
-                for f in r['frames']: parts += [{'type': 'text', 'text': f"{f['t']:g} s"}, {'type': 'image', 'view': f['view']}]
-        return [{'role': 'system', 'content': SYSTEM}, {'role': 'user', 'content': parts}]
+            parts.append({'type': 'text', 'text': f"{r['information_id']} ({r['doc']} p.{r['page']}, video {r['start']:g}-{r['end']:g} s, {r['duration']:g} s long), frames at:"})
+            for f in r['frames']: parts += [{'type': 'text', 'text': f"{f['t']:g} s"}, {'type': 'image', 'view': f['view']}]
+    return [{'role': 'system', 'content': SYSTEM}, {'role': 'user', 'content': parts}]
 
-    def _call(self, graph, call, pending, seen):
-        "Carry out one tool call; returns (events, pending, answer); raises GraphError or ValueError to make it an error event."
-        a, name = call['arguments'], call['name']
-        if name == 'add_search_node':
-            if pending: raise GraphError(f"memorize the results of {pending['node_id']!r} first")
-            if isinstance(a.get('query'), str) and len(a['query']) > MAX_QUERY_CHARS: raise ValueError(f"the search query has {len(a['query']):,} characters; the limit is {MAX_QUERY_CHARS:,}")
-            graph.add_search(a.get('id'), a.get('parent_ids'), a.get('query'))
-            hits = [h for h in self.search(a['query'], top_k=self.top_k + len(seen)) if h.page.pid not in seen][:self.top_k]
-            seen.update(h.page.pid for h in hits)
-            counts, results = {'image': 0, 'video': 0}, []
-            for h in hits:  # numbered per type: Picture 1, Picture 2, Video 1, ...
-                counts[h.page.kind] += 1
-                results.append(self._result(h.page, f"{'Picture' if h.page.kind == 'image' else 'Video'} {counts[h.page.kind]}", h.score))
-            pending = {'node_id': a['id'], 'results': results}
-            keys = ('information_id', 'type', 'doc', 'page', 'path', 'score', 'start', 'end')
-            return [{'event': 'search', 'query': a['query'], 'node_id': a['id']},
-                    {'event': 'search_done', 'node_id': a['id'], 'results': [{k: r[k] for k in keys if k in r} | ({'frames': [f['t'] for f in r['frames']]} if 'frames' in r else {}) for r in results]}], pending, None
-        if name == 'summarize_and_memorize':
-            if not pending: raise GraphError('there are no search results to memorize: add a search node first')
-            by_id = {r['information_id']: r for r in pending['results']}
-            items = []
-            for m in a.get('memorize') or []:
-                r = by_id.get(m.get('information_id'))
-                if r is None: raise ValueError(f"unknown information_id {m.get('information_id')!r}: the results are {list(by_id)}")
-                pr, ts = m.get('priority_score', 3), m.get('key_timestamp') or []
-                ts = ts if isinstance(ts, list) else [ts]
-                if r['type'] == 'video':
-                    bad = [t for t in ts if not isinstance(t, (int, float)) or isinstance(t, bool) or not 0 <= t <= r['duration']]
-                    if bad: raise ValueError(f"key_timestamp {bad} of {r['information_id']} must be seconds within its {r['duration']:g} s")
-                items.append(MemoryItem(r['information_id'], r['type'], r['path'], is_useful=bool(m.get('is_useful', True)),
-                                        priority=min(max(int(pr), 1), 5) if isinstance(pr, (int, float)) else 3,
-                                        key_timestamp=[float(t) for t in ts] if r['type'] == 'video' else []))
-            graph.memorize(pending['node_id'], str(a.get('summarize', '')), items)
-            return [{'event': 'memorize', 'node_id': pending['node_id'], 'summary': str(a.get('summarize', ''))}], None, None
-        if pending: raise GraphError(f"memorize the results of {pending['node_id']!r} before answering")
-        graph.add_answer(a.get('parent_ids'), str(a.get('answer', '')))
-        return [], None, str(a.get('answer', ''))
+# %% ../../nbs/05a_vimrag.agent.ipynb #f7e5878a
+@patch
+def _call(self: VimRAGAgent, graph, call, pending, seen):
+    "Carry out one tool call; returns (events, pending, answer); raises GraphError or ValueError to make it an error event."
+    a, name = call['arguments'], call['name']
+    if name == 'add_search_node':
+        if pending: raise GraphError(f"memorize the results of {pending['node_id']!r} first")
+        if isinstance(a.get('query'), str) and len(a['query']) > MAX_QUERY_CHARS: raise ValueError(f"the search query has {len(a['query']):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+        graph.add_search(a.get('id'), a.get('parent_ids'), a.get('query'))
+        hits = [h for h in self.search(a['query'], top_k=self.top_k + len(seen)) if h.page.pid not in seen][:self.top_k]
+        seen.update(h.page.pid for h in hits)
+        counts, results = {'image': 0, 'video': 0}, []
+        for h in hits:  # numbered per type: Picture 1, Picture 2, Video 1, ...
+            counts[h.page.kind] += 1
+            results.append(self._result(h.page, f"{'Picture' if h.page.kind == 'image' else 'Video'} {counts[h.page.kind]}", h.score))
+        pending = {'node_id': a['id'], 'results': results}
+        keys = ('information_id', 'type', 'doc', 'page', 'path', 'score', 'start', 'end')
+        return [{'event': 'search', 'query': a['query'], 'node_id': a['id']},
+                {'event': 'search_done', 'node_id': a['id'], 'results': [{k: r[k] for k in keys if k in r} | ({'frames': [f['t'] for f in r['frames']]} if 'frames' in r else {}) for r in results]}], pending, None
+    if name == 'summarize_and_memorize':
+        if not pending: raise GraphError('there are no search results to memorize: add a search node first')
+        by_id = {r['information_id']: r for r in pending['results']}
+        items = []
+        for m in a.get('memorize') or []:
+            r = by_id.get(m.get('information_id'))
+            if r is None: raise ValueError(f"unknown information_id {m.get('information_id')!r}: the results are {list(by_id)}")
+            pr, ts = m.get('priority_score', 3), m.get('key_timestamp') or []
+            ts = ts if isinstance(ts, list) else [ts]
+            if r['type'] == 'video':
+                bad = [t for t in ts if not isinstance(t, (int, float)) or isinstance(t, bool) or not 0 <= t <= r['duration']]
+                if bad: raise ValueError(f"key_timestamp {bad} of {r['information_id']} must be seconds within its {r['duration']:g} s")
+            items.append(MemoryItem(r['information_id'], r['type'], r['path'], is_useful=bool(m.get('is_useful', True)),
+                                    priority=min(max(int(pr), 1), 5) if isinstance(pr, (int, float)) else 3,
+                                    key_timestamp=[float(t) for t in ts] if r['type'] == 'video' else []))
+        graph.memorize(pending['node_id'], str(a.get('summarize', '')), items)
+        return [{'event': 'memorize', 'node_id': pending['node_id'], 'summary': str(a.get('summarize', ''))}], None, None
+    if pending: raise GraphError(f"memorize the results of {pending['node_id']!r} before answering")
+    graph.add_answer(a.get('parent_ids'), str(a.get('answer', '')))
+    return [], None, str(a.get('answer', ''))
 
-    def run(self, question: str, # the user's question
-           ) -> Iterator[dict]: # events; the last is {'event': 'done', 'trajectory': {...}}
-        "Answer `question`, yielding cut / think / content / search / search_done / memorize / answer / error / max_steps events (and `delta`s when streaming); however it ends, `self.trajectory` holds what was done."
-        graph, pending, seen, events, answer, feedback, stop, step = MemoryGraph(question), None, set(), [], None, None, None, 0
-        self.graph = graph  # the graph as it grows: a live view can redraw it after each event
-        def emit(ev): events.append(ev); return ev
-        ended = lambda: answer is not None or bool(events) and events[-1]['event'] == 'max_steps'  # answered, or out of steps
-        def trajectory():
-            config = dict(max_steps=self.max_steps, top_k=self.top_k, image_max=self.image_max, video_max=self.video_max, fps=self.fps,
-                          max_frames=self.max_frames, max_reply_tokens=self.max_reply_tokens)
-            return dict(question=question, answer=answer, finished=stop is None and ended(),
-                        error=stop, graph=graph.to_list(), events=events, mode='vimrag', config=config)
-        max_chars = self.max_reply_tokens * CHARS_PER_TOKEN if self.max_reply_tokens else None
-        try:
-            for step in range(self.max_steps):
-                msgs = self.context(graph, pending)
-                if feedback: msgs.append({'role': 'user', 'content': [{'type': 'text', 'text': feedback}]})
+# %% ../../nbs/05a_vimrag.agent.ipynb #c1ffd412
+@patch
+def run(self: VimRAGAgent,
+        question: str, # the user's question
+       ) -> Iterator[dict]: # events; the last is {'event': 'done', 'trajectory': {...}}
+    "Answer `question`, yielding cut / think / content / search / search_done / memorize / answer / error / max_steps events (and `delta`s when streaming); however it ends, `self.trajectory` holds what was done."
+    graph, pending, seen, events, answer, feedback, stop, step = MemoryGraph(question), None, set(), [], None, None, None, 0
+    self.graph = graph  # the graph as it grows: a live view can redraw it after each event
+    def emit(ev): events.append(ev); return ev
+    ended = lambda: answer is not None or bool(events) and events[-1]['event'] == 'max_steps'  # answered, or out of steps
+    def trajectory():
+        config = dict(max_steps=self.max_steps, top_k=self.top_k, image_max=self.image_max, video_max=self.video_max, fps=self.fps,
+                      max_frames=self.max_frames, max_reply_tokens=self.max_reply_tokens)
+        return dict(question=question, answer=answer, finished=stop is None and ended(),
+                    error=stop, graph=graph.to_list(), events=events, mode='vimrag', config=config)
+    max_chars = self.max_reply_tokens * CHARS_PER_TOKEN if self.max_reply_tokens else None
+    try:
+        for step in range(self.max_steps):
+            msgs = self.context(graph, pending)
+            if feedback: msgs.append({'role': 'user', 'content': [{'type': 'text', 'text': feedback}]})
+            try:
+                if self.stream and hasattr(self.policy, 'stream'): reply = yield from stream_reply(self.policy, msgs, step, max_chars)
+                else: reply = self.policy(msgs)
+            except Exception as e:
+                stop = policy_failed(e)
+                yield emit({'event': 'error', 'step': step, 'error': stop}); break
+            reply, why = take_reply(reply, self.max_reply_tokens)  # storable (U+FFFD for what UTF-8 cannot carry) and bounded
+            if why: yield emit({'event': 'cut', 'step': step, 'reason': why})
+            think, content, calls, errors = parse_tool_calls(reply)
+            calls = model_text(calls)  # JSON escapes in the arguments ("\\ud800") decode to what UTF-8 cannot carry
+            if think: yield emit({'event': 'think', 'step': step, 'text': think})
+            if content: yield emit({'event': 'content', 'step': step, 'text': content})
+            if len(calls) > 1: errors.append(f'{len(calls)} tool calls in one turn: only the first was carried out')
+            if calls:
                 try:
-                    if self.stream and hasattr(self.policy, 'stream'): reply = yield from stream_reply(self.policy, msgs, step, max_chars)
-                    else: reply = self.policy(msgs)
-                except Exception as e:
-                    stop = policy_failed(e)
-                    yield emit({'event': 'error', 'step': step, 'error': stop}); break
-                reply, why = take_reply(reply, self.max_reply_tokens)  # storable (U+FFFD for what UTF-8 cannot carry) and bounded
-                if why: yield emit({'event': 'cut', 'step': step, 'reason': why})
-                think, content, calls, errors = parse_tool_calls(reply)
-                calls = model_text(calls)  # JSON escapes in the arguments ("\\ud800") decode to what UTF-8 cannot carry
-                if think: yield emit({'event': 'think', 'step': step, 'text': think})
-                if content: yield emit({'event': 'content', 'step': step, 'text': content})
-                if len(calls) > 1: errors.append(f'{len(calls)} tool calls in one turn: only the first was carried out')
-                if calls:
-                    try:
-                        evs, pending, answer = self._call(graph, calls[0], pending, seen)
-                        for ev in evs: yield emit({**ev, 'step': step})
-                    except (GraphError, ValueError, TypeError, KeyError) as e: errors.insert(0, f"{calls[0]['name']}: {e}")
-                feedback = ('Your last turn had a problem: ' + '; '.join(errors)) if errors else None
-                for err in errors: yield emit({'event': 'error', 'step': step, 'error': err})
-                if answer is not None:
-                    yield emit({'event': 'answer', 'step': step, 'content': answer, 'sample': {'question': question, 'graph': graph.to_list()}}); break
-            else: yield emit({'event': 'max_steps', 'steps': self.max_steps})
-        except BaseException as e:  # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
-            if stop is None and not ended():
-                stop = stopped_by(e); emit({'event': 'error', 'step': step, 'error': stop})
-            self.trajectory = trajectory(); raise
-        self.trajectory = trajectory()
-        yield {'event': 'done', 'trajectory': self.trajectory}
-
+                    evs, pending, answer = self._call(graph, calls[0], pending, seen)
+                    for ev in evs: yield emit({**ev, 'step': step})
+                except (GraphError, ValueError, TypeError, KeyError) as e: errors.insert(0, f"{calls[0]['name']}: {e}")
+            feedback = ('Your last turn had a problem: ' + '; '.join(errors)) if errors else None
+            for err in errors: yield emit({'event': 'error', 'step': step, 'error': err})
+            if answer is not None:
+                yield emit({'event': 'answer', 'step': step, 'content': answer, 'sample': {'question': question, 'graph': graph.to_list()}}); break
+        else: yield emit({'event': 'max_steps', 'steps': self.max_steps})
+    except BaseException as e:  # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
+        if stop is None and not ended():
+            stop = stopped_by(e); emit({'event': 'error', 'step': step, 'error': stop})
+        self.trajectory = trajectory(); raise
+    self.trajectory = trajectory()
+    yield {'event': 'done', 'trajectory': self.trajectory}
 
 # %% ../../nbs/05a_vimrag.agent.ipynb #6333c77a
 class OfflineVimRAGPolicy:

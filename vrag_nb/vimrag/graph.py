@@ -8,6 +8,7 @@ import json, math
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import networkx as nx
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['ITEM_TYPES', 'LAMBDA', 'GAMMA', 'TOP', 'TOTAL_PIXELS', 'IMAGE_MAX', 'VIDEO_MAX', 'MemoryItem', 'GraphError',
@@ -74,89 +75,104 @@ class MemoryGraph:
         return {'id': id, 'parent_ids': list(self.g.predecessors(id)), **self.g.nodes[id]}
     def __len__(self): return len(self.g)
 
-    def _check_new(self, id, parent_ids):
-        if not isinstance(id, str) or not id.strip(): raise GraphError(f'node id must be a non-empty string, got {id!r}')
-        if id in self.g: raise GraphError(f'duplicate node id {id!r}: ids must be unique')
-        if not isinstance(parent_ids, (list, tuple)) or not parent_ids: raise GraphError(f'node {id!r} needs a non-empty list of parent_ids')
-        unknown = [p for p in parent_ids if p not in self.g]
-        if unknown: raise GraphError(f'unknown parent ids {unknown} for node {id!r}: known are {self.order}')
-        if self.answer_id is not None: raise GraphError(f'the graph already has an answer ({self.answer_id!r}): nothing can follow it')
-
-    def add_search(self, id: str, # a short unique title for the node
-                   parent_ids: list[str], # the nodes this search builds on (the root, or earlier searches)
-                   query: str, # the search query; must differ from every earlier one
-                  ) -> dict: # the new node
-        "Add a search node (the `add_search_node` tool)."
-        self._check_new(id, parent_ids)
-        if not isinstance(query, str) or not query.strip(): raise GraphError('query must be a non-empty string')
-        done = {d['query'].strip().lower() for n, d in self.g.nodes(data=True) if d['type'] == 'search'}
-        if query.strip().lower() in done: raise GraphError(f'query {query!r} was already searched: search something new')
-        self.g.add_node(id, type='search', query=query, summary='', memory=[], answer='')
-        self.g.add_edges_from((p, id) for p in parent_ids)
-        return self.node(id)
-
-    def memorize(self, id: str, # the search node the results belong to
-                 summary: str, # the model's summary of what was found
-                 items: list[MemoryItem], # what to keep of the results
-                ) -> dict: # the updated node
-        "Record a search node's summary and memory items (the `summarize_and_memorize` tool)."
-        if id not in self.g or self.g.nodes[id]['type'] != 'search': raise GraphError(f'{id!r} is not a search node')
-        items = [i if isinstance(i, MemoryItem) else MemoryItem.from_dict(i) for i in items]
-        self.g.nodes[id].update(summary=summary, memory=items)
-        return self.node(id)
-
-    def add_answer(self, parent_ids: list[str], # the nodes the answer rests on
-                   answer: str, # the final answer
-                   id: str = 'answer', # the answer node's id
-                  ) -> dict: # the new node
-        "Add the answer node (the `add_answer_node` tool); there can be only one."
-        self._check_new(id, parent_ids)
-        self.g.add_node(id, type='answer', query='', summary='', memory=[], answer=answer)
-        self.g.add_edges_from((p, id) for p in parent_ids)
-        return self.node(id)
-
-    def to_list(self) -> list[dict]:
-        "The graph in the reference's list-of-nodes format: root first, answer last, memory items as dicts."
-        return [{**self.node(n), 'memory': [i.to_dict() for i in self.g.nodes[n]['memory']]} for n in self.order]
-
-    @classmethod
-    def from_list(cls, nodes: list[dict], # nodes as `to_list` writes them
-                 ) -> MemoryGraph:
-        "Rebuild a graph from its list of nodes; raises `GraphError` on a bad list (no root first, unknown parents, cycles, two answers)."
-        if not nodes or nodes[0].get('type') != 'root': raise GraphError('the first node must be the root')
-        ids = [n.get('id') for n in nodes]
-        dup = sorted({i for i in ids if ids.count(i) > 1}, key=str)
-        if dup: raise GraphError(f'duplicate node ids {dup}')
-        if sum(n.get('type') == 'answer' for n in nodes) > 1: raise GraphError('more than one answer node')
-        g = nx.DiGraph()
-        for n in nodes:
-            if n.get('type') not in ('root', 'search', 'answer'): raise GraphError(f"node {n.get('id')!r} has unknown type {n.get('type')!r}")
-            g.add_node(n['id'])
-        for n in nodes:
-            unknown = [p for p in n.get('parent_ids', []) if p not in g]
-            if unknown: raise GraphError(f"unknown parent ids {unknown} for node {n['id']!r}")
-            if n['type'] != 'root' and not n.get('parent_ids'): raise GraphError(f"node {n['id']!r} has no parents")
-            g.add_edges_from((p, n['id']) for p in n.get('parent_ids', []))
-        try: cycle = nx.find_cycle(g)
-        except nx.NetworkXNoCycle: cycle = None
-        if cycle: raise GraphError('cycle: ' + ' -> '.join([cycle[0][0]] + [v for _, v in cycle]))
-        if any(n['type'] == 'answer' for n in nodes[:-1]): raise GraphError('the answer must be the last node')
-        mg = cls(nodes[0].get('query', ''), nodes[0]['id'])
-        for n in nodes[1:]:
-            mg.g.add_node(n['id'], type=n['type'], query=n.get('query', ''), summary=n.get('summary', ''),
-                          memory=[MemoryItem.from_dict(i) for i in n.get('memory', [])], answer=n.get('answer', ''))
-        mg.g.add_edges_from(g.edges)
-        return mg
-
-    def to_json(self) -> str:
-        "`to_list` as JSON text."
-        return json.dumps(self.to_list(), ensure_ascii=False, indent=1)
-    @classmethod
-    def from_json(cls, s: str, # JSON text from `to_json`
-                 ) -> MemoryGraph:
-        "Rebuild a graph from JSON text; raises `GraphError` as `from_list` does."
-        return cls.from_list(json.loads(s))
     def __repr__(self): return f"MemoryGraph({len(self)} nodes, answer={self.answer_id!r})"
+
+# %% ../../nbs/05_vimrag.graph.ipynb #21d30dfc
+@patch
+def _check_new(self: MemoryGraph, id, parent_ids):
+    if not isinstance(id, str) or not id.strip(): raise GraphError(f'node id must be a non-empty string, got {id!r}')
+    if id in self.g: raise GraphError(f'duplicate node id {id!r}: ids must be unique')
+    if not isinstance(parent_ids, (list, tuple)) or not parent_ids: raise GraphError(f'node {id!r} needs a non-empty list of parent_ids')
+    unknown = [p for p in parent_ids if p not in self.g]
+    if unknown: raise GraphError(f'unknown parent ids {unknown} for node {id!r}: known are {self.order}')
+    if self.answer_id is not None: raise GraphError(f'the graph already has an answer ({self.answer_id!r}): nothing can follow it')
+
+@patch
+def add_search(self: MemoryGraph,
+               id: str, # a short unique title for the node
+               parent_ids: list[str], # the nodes this search builds on (the root, or earlier searches)
+               query: str, # the search query; must differ from every earlier one
+              ) -> dict: # the new node
+    "Add a search node (the `add_search_node` tool)."
+    self._check_new(id, parent_ids)
+    if not isinstance(query, str) or not query.strip(): raise GraphError('query must be a non-empty string')
+    done = {d['query'].strip().lower() for n, d in self.g.nodes(data=True) if d['type'] == 'search'}
+    if query.strip().lower() in done: raise GraphError(f'query {query!r} was already searched: search something new')
+    self.g.add_node(id, type='search', query=query, summary='', memory=[], answer='')
+    self.g.add_edges_from((p, id) for p in parent_ids)
+    return self.node(id)
+
+@patch
+def memorize(self: MemoryGraph,
+             id: str, # the search node the results belong to
+             summary: str, # the model's summary of what was found
+             items: list[MemoryItem], # what to keep of the results
+            ) -> dict: # the updated node
+    "Record a search node's summary and memory items (the `summarize_and_memorize` tool)."
+    if id not in self.g or self.g.nodes[id]['type'] != 'search': raise GraphError(f'{id!r} is not a search node')
+    items = [i if isinstance(i, MemoryItem) else MemoryItem.from_dict(i) for i in items]
+    self.g.nodes[id].update(summary=summary, memory=items)
+    return self.node(id)
+
+@patch
+def add_answer(self: MemoryGraph,
+               parent_ids: list[str], # the nodes the answer rests on
+               answer: str, # the final answer
+               id: str = 'answer', # the answer node's id
+              ) -> dict: # the new node
+    "Add the answer node (the `add_answer_node` tool); there can be only one."
+    self._check_new(id, parent_ids)
+    self.g.add_node(id, type='answer', query='', summary='', memory=[], answer=answer)
+    self.g.add_edges_from((p, id) for p in parent_ids)
+    return self.node(id)
+
+# %% ../../nbs/05_vimrag.graph.ipynb #e9c45ce6
+@patch
+def to_list(self: MemoryGraph) -> list[dict]:
+    "The graph in the reference's list-of-nodes format: root first, answer last, memory items as dicts."
+    return [{**self.node(n), 'memory': [i.to_dict() for i in self.g.nodes[n]['memory']]} for n in self.order]
+
+@patch(cls_method=True)
+def from_list(cls: MemoryGraph,
+              nodes: list[dict], # nodes as `to_list` writes them
+             ) -> MemoryGraph:
+    "Rebuild a graph from its list of nodes; raises `GraphError` on a bad list (no root first, unknown parents, cycles, two answers)."
+    if not nodes or nodes[0].get('type') != 'root': raise GraphError('the first node must be the root')
+    ids = [n.get('id') for n in nodes]
+    dup = sorted({i for i in ids if ids.count(i) > 1}, key=str)
+    if dup: raise GraphError(f'duplicate node ids {dup}')
+    if sum(n.get('type') == 'answer' for n in nodes) > 1: raise GraphError('more than one answer node')
+    g = nx.DiGraph()
+    for n in nodes:
+        if n.get('type') not in ('root', 'search', 'answer'): raise GraphError(f"node {n.get('id')!r} has unknown type {n.get('type')!r}")
+        g.add_node(n['id'])
+    for n in nodes:
+        unknown = [p for p in n.get('parent_ids', []) if p not in g]
+        if unknown: raise GraphError(f"unknown parent ids {unknown} for node {n['id']!r}")
+        if n['type'] != 'root' and not n.get('parent_ids'): raise GraphError(f"node {n['id']!r} has no parents")
+        g.add_edges_from((p, n['id']) for p in n.get('parent_ids', []))
+    try: cycle = nx.find_cycle(g)
+    except nx.NetworkXNoCycle: cycle = None
+    if cycle: raise GraphError('cycle: ' + ' -> '.join([cycle[0][0]] + [v for _, v in cycle]))
+    if any(n['type'] == 'answer' for n in nodes[:-1]): raise GraphError('the answer must be the last node')
+    mg = cls(nodes[0].get('query', ''), nodes[0]['id'])
+    for n in nodes[1:]:
+        mg.g.add_node(n['id'], type=n['type'], query=n.get('query', ''), summary=n.get('summary', ''),
+                      memory=[MemoryItem.from_dict(i) for i in n.get('memory', [])], answer=n.get('answer', ''))
+    mg.g.add_edges_from(g.edges)
+    return mg
+
+@patch
+def to_json(self: MemoryGraph) -> str:
+    "`to_list` as JSON text."
+    return json.dumps(self.to_list(), ensure_ascii=False, indent=1)
+
+@patch(cls_method=True)
+def from_json(cls: MemoryGraph,
+              s: str, # JSON text from `to_json`
+             ) -> MemoryGraph:
+    "Rebuild a graph from JSON text; raises `GraphError` as `from_list` does."
+    return cls.from_list(json.loads(s))
 
 # %% ../../nbs/05_vimrag.graph.ipynb #4af02cb9
 LAMBDA, GAMMA, TOP, TOTAL_PIXELS = 0.1, 0.3, 5, 2_007_040  # reference.md §4 defaults

@@ -8,6 +8,7 @@ import asyncio, functools, json, logging
 from pathlib import Path
 from typing import Any
 import torch
+from fastcore.basics import patch
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from ...core import MIN_PIXELS, MAX_PIXELS, atomic_write
 from ...agent.loop import Episode
@@ -67,22 +68,6 @@ class VRAGAgentLoop(AgentLoopBase):
         self.preset, self.ggpo, self.text_obs = preset, ggpo, observation == 'text'
         self.response_length = self.rollout_config.response_length
 
-    def _convert(self, m: dict, images: list) -> dict:
-        "An episode message as a chat-template message; images are rendered (VLM) or written out as text."
-        if isinstance(m['content'], str): return {'role': m['role'], 'content': m['content']}
-        parts = []
-        for c in m['content']:
-            if c['type'] == 'text': parts.append({'type': 'text', 'text': c['text']})
-            else:
-                r = self.search_tool.render(View.from_dict(c['view']))
-                if self.text_obs: parts.append({'type': 'text', 'text': r.text})
-                else: images.append(r.image[0]); parts.append({'type': 'image', 'image': r.image[0]})
-        return {'role': m['role'], 'content': '\n'.join(p['text'] for p in parts) if self.text_obs else parts}
-
-    def _observe(self, ep: Episode):
-        "The observe hook for `Episode.act`: a search or bbox action carried out by our tools."
-        return lambda act: (self.search_tool if act.kind == 'search' else self.crop_tool).observe(ep, act.content)
-
     async def run(self, sampling_params: dict[str, Any], # verl's sampling params (temperature, top_p, top_k, logprobs)
                   **kwargs, # the dataset row: raw_prompt, extra_info {question}, reward_model {ground_truth: {answer, gold_pages}}
                  ) -> AgentLoopOutput:
@@ -93,49 +78,72 @@ class VRAGAgentLoop(AgentLoopBase):
         try: return await self._play(ep, iid, sampling_params, gt)
         finally: await self.search_tool.release(iid); await self.crop_tool.release(iid)
 
-    async def _play(self, ep, iid, sampling_params, gt):
-        import time
-        loop, images, chat = asyncio.get_running_loop(), [], []
-        sync = lambda: [chat.append(self._convert(m, images)) for m in ep.messages[len(chat):]]
-        sync()
-        ids = await self.ct_build_initial_tokens(list(chat), images=list(images) or None)
-        n_prompt, mask, lps, turn_ids, turn, t_gen, t_tool = len(ids), [], [], [], 0, 0.0, 0.0
-        while not ep.done:
-            prev = list(chat); ep.next_messages(); sync()
-            if len(chat) > len(prev):  # observations and requests since the last model turn
-                mr, mask, new_lps = await self.ct_merge_context_msg(prev, list(chat), ids, mask, lps or None)
-                ids, turn_ids, lps = mr.token_ids, _align_turns(mr, turn_ids, -1), new_lps or lps
-            if len(mask) >= self.response_length: ep.fail('response budget spent'); break
-            t0 = time.perf_counter()
-            o = await self.server_manager.generate(request_id=iid, prompt_ids=ids, image_data=list(images) or None,
-                                                   sampling_params={**sampling_params, 'max_tokens': min(self.response_length - len(mask), self.turn_tokens or 10**9)})
-            t_gen += time.perf_counter() - t0
-            mr, mask, new_lps = await self.ct_merge_assistant_token(ids, o.token_ids, mask, lps if (lps or o.log_probs) else None,
-                                                                    assistant_logprobs=o.log_probs or None)
-            ids, turn_ids, lps = mr.token_ids, _align_turns(mr, turn_ids, turn), new_lps or lps
-            reply, t0 = self.tokenizer.decode(o.token_ids, skip_special_tokens=True), time.perf_counter()
-            await loop.run_in_executor(None, lambda: ep.act(reply, observe=self._observe(ep)))
-            t_tool += time.perf_counter() - t0
-            chat.append(self._convert(ep.messages[len(chat)], images)); turn += 1  # the reply; what follows it is merged next turn
-            if len(mask) >= self.response_length and not ep.done: ep.fail('response budget spent')
-        return await self._finish(ep, ids, n_prompt, mask, lps, turn_ids, images, gt, dict(generate_sequences=t_gen, tool_calls=t_tool))
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #ed068909
+@patch
+def _convert(self: VRAGAgentLoop, m: dict, images: list) -> dict:
+    "An episode message as a chat-template message; images are rendered (VLM) or written out as text."
+    if isinstance(m['content'], str): return {'role': m['role'], 'content': m['content']}
+    parts = []
+    for c in m['content']:
+        if c['type'] == 'text': parts.append({'type': 'text', 'text': c['text']})
+        else:
+            r = self.search_tool.render(View.from_dict(c['view']))
+            if self.text_obs: parts.append({'type': 'text', 'text': r.text})
+            else: images.append(r.image[0]); parts.append({'type': 'image', 'image': r.image[0]})
+    return {'role': m['role'], 'content': '\n'.join(p['text'] for p in parts) if self.text_obs else parts}
 
-    async def _finish(self, ep, ids, n_prompt, mask, lps, turn_ids, images, gt, metrics):
-        "Score the episode, prune GGPO's turns from the mask, and pack verl's output."
-        from vrag_nb.eval.rewards import score, answer_text, judge_for
-        traj, R, s, pruned, model_mask = ep.trajectory(), self.response_length, None, [], list(mask)
-        extra = {'turn_ids': turn_ids[:R], 'model_mask': model_mask[:R], 'retrieved': traj['retrieved'], 'answer': answer_text(traj)}
-        if gt:
-            s = await asyncio.get_running_loop().run_in_executor(None, lambda: score(traj, gt['answer'], list(gt['gold_pages']), judge_for(self.judge), self.preset))
-            if self.ggpo:
-                turns, graph, retrieved = vrag_turns(traj)
-                pruned = prune_mask(turns, s['r_ans'] > 0, answer_path(graph), valuable_retrievals(retrieved, gt['gold_pages']))
-                mask = ggpo_response_mask(torch.tensor(mask), torch.tensor(turn_ids), pruned).tolist()
-            extra['reward_extra_info'] = {k: float(s[k]) for k in ('r_ans', 'r_pat', 'r_ret')} | {'pruned': sum(pruned) / max(len(pruned), 1)}
-        extra['pruned_turns'] = pruned
-        return AgentLoopOutput(prompt_ids=ids[:n_prompt], response_ids=ids[n_prompt:][:R], response_mask=mask[:R],
-                               response_logprobs=lps[:R] if lps else None, multi_modal_data={'images': images} if images else {},
-                               reward_score=s['score'] if s else None, num_turns=len(ep.messages), metrics=metrics, extra_fields=extra)
+@patch
+def _observe(self: VRAGAgentLoop, ep: Episode):
+    "The observe hook for `Episode.act`: a search or bbox action carried out by our tools."
+    return lambda act: (self.search_tool if act.kind == 'search' else self.crop_tool).observe(ep, act.content)
+
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #1c423e17
+@patch
+async def _play(self: VRAGAgentLoop, ep, iid, sampling_params, gt):
+    import time
+    loop, images, chat = asyncio.get_running_loop(), [], []
+    sync = lambda: [chat.append(self._convert(m, images)) for m in ep.messages[len(chat):]]
+    sync()
+    ids = await self.ct_build_initial_tokens(list(chat), images=list(images) or None)
+    n_prompt, mask, lps, turn_ids, turn, t_gen, t_tool = len(ids), [], [], [], 0, 0.0, 0.0
+    while not ep.done:
+        prev = list(chat); ep.next_messages(); sync()
+        if len(chat) > len(prev):  # observations and requests since the last model turn
+            mr, mask, new_lps = await self.ct_merge_context_msg(prev, list(chat), ids, mask, lps or None)
+            ids, turn_ids, lps = mr.token_ids, _align_turns(mr, turn_ids, -1), new_lps or lps
+        if len(mask) >= self.response_length: ep.fail('response budget spent'); break
+        t0 = time.perf_counter()
+        o = await self.server_manager.generate(request_id=iid, prompt_ids=ids, image_data=list(images) or None,
+                                               sampling_params={**sampling_params, 'max_tokens': min(self.response_length - len(mask), self.turn_tokens or 10**9)})
+        t_gen += time.perf_counter() - t0
+        mr, mask, new_lps = await self.ct_merge_assistant_token(ids, o.token_ids, mask, lps if (lps or o.log_probs) else None,
+                                                                assistant_logprobs=o.log_probs or None)
+        ids, turn_ids, lps = mr.token_ids, _align_turns(mr, turn_ids, turn), new_lps or lps
+        reply, t0 = self.tokenizer.decode(o.token_ids, skip_special_tokens=True), time.perf_counter()
+        await loop.run_in_executor(None, lambda: ep.act(reply, observe=self._observe(ep)))
+        t_tool += time.perf_counter() - t0
+        chat.append(self._convert(ep.messages[len(chat)], images)); turn += 1  # the reply; what follows it is merged next turn
+        if len(mask) >= self.response_length and not ep.done: ep.fail('response budget spent')
+    return await self._finish(ep, ids, n_prompt, mask, lps, turn_ids, images, gt, dict(generate_sequences=t_gen, tool_calls=t_tool))
+
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #518fc582
+@patch
+async def _finish(self: VRAGAgentLoop, ep, ids, n_prompt, mask, lps, turn_ids, images, gt, metrics):
+    "Score the episode, prune GGPO's turns from the mask, and pack verl's output."
+    from vrag_nb.eval.rewards import score, answer_text, judge_for
+    traj, R, s, pruned, model_mask = ep.trajectory(), self.response_length, None, [], list(mask)
+    extra = {'turn_ids': turn_ids[:R], 'model_mask': model_mask[:R], 'retrieved': traj['retrieved'], 'answer': answer_text(traj)}
+    if gt:
+        s = await asyncio.get_running_loop().run_in_executor(None, lambda: score(traj, gt['answer'], list(gt['gold_pages']), judge_for(self.judge), self.preset))
+        if self.ggpo:
+            turns, graph, retrieved = vrag_turns(traj)
+            pruned = prune_mask(turns, s['r_ans'] > 0, answer_path(graph), valuable_retrievals(retrieved, gt['gold_pages']))
+            mask = ggpo_response_mask(torch.tensor(mask), torch.tensor(turn_ids), pruned).tolist()
+        extra['reward_extra_info'] = {k: float(s[k]) for k in ('r_ans', 'r_pat', 'r_ret')} | {'pruned': sum(pruned) / max(len(pruned), 1)}
+    extra['pruned_turns'] = pruned
+    return AgentLoopOutput(prompt_ids=ids[:n_prompt], response_ids=ids[n_prompt:][:R], response_mask=mask[:R],
+                           response_logprobs=lps[:R] if lps else None, multi_modal_data={'images': images} if images else {},
+                           reward_score=s['score'] if s else None, num_turns=len(ep.messages), metrics=metrics, extra_fields=extra)
 
 # %% ../../../nbs/07e_rl.verl.agent.ipynb #e76cf154
 def agent_loop_config(path: str | Path, # the .yaml to write
