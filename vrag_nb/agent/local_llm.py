@@ -23,7 +23,8 @@ def message_parts(messages: list[dict], # agent messages (04a_agent.loop) or Ope
     "Reduce chat messages to (role, [text or image, ...]) turns; raises `ValueError` on an image that is not inline."
     out = []
     for m in messages:
-        if m.get('role') not in ('system', 'user', 'assistant'): raise ValueError(f"message role must be system, user or assistant, got {m.get('role')!r}")
+        if m.get('role') not in ('system', 'user', 'assistant'):
+            raise ValueError(f"message role must be system, user or assistant, got {m.get('role')!r}")
         content = m.get('content')
         if content is None: content = ''
         if isinstance(content, str): out.append((m['role'], [content])); continue
@@ -34,7 +35,8 @@ def message_parts(messages: list[dict], # agent messages (04a_agent.loop) or Ope
             elif t == 'image' and 'view' in c: parts.append(View.from_dict(c['view']).render())
             elif t == 'image_url':
                 url = c['image_url']['url'] if isinstance(c['image_url'], dict) else c['image_url']
-                if not url.startswith('data:'): raise ValueError(f'images must be inline data URLs (this model runs offline), got {url[:40]!r}')
+                if not url.startswith('data:'):
+                    raise ValueError(f'images must be inline data URLs (this model runs offline), got {url[:40]!r}')
                 parts.append(from_data_url(url))
             else: raise ValueError(f'unknown content part type {t!r}')
         out.append((m['role'], parts))
@@ -98,7 +100,9 @@ def encode(self: LocalChatModel,
     turns = message_parts(messages)
     if not self.is_vlm:
         chat = [{'role': r, 'content': ''.join(p if isinstance(p, str) else '[image]' for p in ps)} for r, ps in turns]
-        return dict(self.tok.apply_chat_template(chat, add_generation_prompt=True, return_tensors='pt', return_dict=True, **(template_kwargs or {})))
+        return dict(
+            self.tok.apply_chat_template(chat, add_generation_prompt=True, return_tensors='pt', return_dict=True,
+                                         **(template_kwargs or {})))
     images = [p for _, ps in turns for p in ps if isinstance(p, Image.Image)]
     extra = {}
     if images:
@@ -107,10 +111,12 @@ def encode(self: LocalChatModel,
         n_tok = iter((enc['image_grid_thw'].prod(-1) // self.merge ** 2).tolist())
     text = f'<|im_start|>system\n{self.system}<|im_end|>\n' if self.system and turns and turns[0][0] != 'system' else ''
     for role, ps in turns:
-        body = ''.join(p if isinstance(p, str) else '<|vision_start|>' + '<|image_pad|>' * next(n_tok) + '<|vision_end|>' for p in ps)
+        body = ''.join(p if isinstance(p, str) else '<|vision_start|>' + '<|image_pad|>' * next(n_tok) +
+                       '<|vision_end|>' for p in ps)
         text += f'<|im_start|>{role}\n{body}<|im_end|>\n'
     enc = dict(self.tok(text + '<|im_start|>assistant\n', return_tensors='pt'))
-    if self.needs_types and images: enc['mm_token_type_ids'] = (enc['input_ids'] == self.tok.convert_tokens_to_ids('<|image_pad|>')).int()
+    if self.needs_types and images:
+        enc['mm_token_type_ids'] = (enc['input_ids'] == self.tok.convert_tokens_to_ids('<|image_pad|>')).int()
     return {**enc, **extra}
 
 # %% ../../nbs/04d_agent.local_llm.ipynb #de0466a4
@@ -118,7 +124,10 @@ def encode(self: LocalChatModel,
 def _generate_kwargs(self: LocalChatModel, messages, max_tokens, temperature, top_p, stop, seed, template_kwargs=None):
     import torch
     dev, dtype = next(self.model.parameters()).device, next(self.model.parameters()).dtype
-    enc = {k: (v.to(dev, dtype) if k == 'pixel_values' else v.to(dev)) for k, v in self.encode(messages, template_kwargs).items()}
+    enc = {
+        k: (v.to(dev, dtype) if k == 'pixel_values' else v.to(dev))
+        for k, v in self.encode(messages, template_kwargs).items()
+    }
     if seed is not None: torch.manual_seed(seed)
     kw = dict(max_new_tokens=max_tokens, do_sample=temperature > 0, pad_token_id=self.tok.pad_token_id)
     if temperature > 0: kw.update(temperature=temperature, top_p=top_p)
@@ -138,12 +147,14 @@ def stream(self: LocalChatModel,
     "Generate the next assistant turn, yielding text as it comes (generation runs in a thread, which ends with the stream, also when the caller stops reading early)."
     from transformers import TextIteratorStreamer, StoppingCriteria, StoppingCriteriaList
     enc, kw = self._generate_kwargs(messages, max_tokens, temperature, top_p, stop, seed, template_kwargs)
-    streamer, halt, errors = TextIteratorStreamer(self.tok, skip_prompt=True, skip_special_tokens=True), threading.Event(), []
+    streamer, halt, errors = TextIteratorStreamer(self.tok, skip_prompt=True,
+                                                  skip_special_tokens=True), threading.Event(), []
     class Halt(StoppingCriteria):
         def __call__(self, input_ids, scores, **kw): return halt.is_set()
     def work():
         try:
-            with self.lock: self.model.generate(**enc, **kw, streamer=streamer, stopping_criteria=StoppingCriteriaList([Halt()]))
+            with self.lock:
+                self.model.generate(**enc, **kw, streamer=streamer, stopping_criteria=StoppingCriteriaList([Halt()]))
         except Exception as e: errors.append(e); streamer.end()
     thread = threading.Thread(target=work, daemon=True); thread.start()
     try:
@@ -153,7 +164,8 @@ def stream(self: LocalChatModel,
             held += piece
             cut = min((i for i in (held.find(s) for s in stop or []) if i >= 0), default=-1)
             if cut >= 0: held, stopped = held[:cut], True; halt.set()
-            keep = 0 if stopped else max((k for s in stop or [] for k in range(1, len(s)) if held.endswith(s[:k])), default=0)
+            keep = 0 if stopped else max(
+                (k for s in stop or [] for k in range(1, len(s)) if held.endswith(s[:k])), default=0)
             if len(held) > keep: yield held[:len(held) - keep]
             held = held[len(held) - keep:]
         if held: yield held
@@ -181,7 +193,8 @@ class TransformersPolicy:
                  **load, # device, dtype, min_pixels, max_pixels for `from_pretrained`
                 ):
         self.model = model if isinstance(model, LocalChatModel) else LocalChatModel.from_pretrained(model, **load)
-        self.max_tokens, self.kw = max_tokens, dict(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
+        self.max_tokens, self.kw = max_tokens, dict(max_tokens=max_tokens, temperature=temperature, top_p=top_p,
+                                                    seed=seed)
 
     def __call__(self, messages: list[dict], # agent messages (04a_agent.loop)
                 ) -> str:

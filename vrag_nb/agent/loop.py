@@ -22,7 +22,9 @@ class Episode:
                  question: str, # the user's question
                 ):
         self.agent, self.question = agent, question
-        self.messages = [{'role': 'user', 'content': [{'type': 'text', 'text': agent.prompt.format(question=question)}]}]
+        self.messages = [{
+            'role': 'user', 'content': [{'type': 'text', 'text': agent.prompt.format(question=question)}]
+        }]
         self.events, self.views, self.seen, self.answer, self.step, self.done, self.error = [], [], [], None, 0, False, None
 
     def next_messages(self) -> list[dict]:
@@ -40,19 +42,28 @@ class Episode:
         "Carry out a search or bbox action: add the image it yields to the conversation; raises `ValueError` when it cannot be done (a query over `MAX_QUERY_CHARS`, nothing left to see, no image to crop, cropping off, box outside the image)."
         a = self.agent
         if act.kind == 'search':
-            if len(act.content) > MAX_QUERY_CHARS: raise ValueError(f'the search query has {len(act.content):,} characters; the limit is {MAX_QUERY_CHARS:,}')
+            if len(act.content) > MAX_QUERY_CHARS:
+                raise ValueError(
+                    f'the search query has {len(act.content):,} characters; the limit is {MAX_QUERY_CHARS:,}')
             hits = a.search(act.content, top_k=len(self.seen) + 1)
             hit = next((h for h in hits if h.page.pid not in self.seen), None)
-            if hit is None: raise ValueError(f'no page left that you have not seen for {act.content!r}: search something else or answer')
+            if hit is None:
+                raise ValueError(
+                    f'no page left that you have not seen for {act.content!r}: search something else or answer')
             self.seen.append(hit.page.pid)
             view = page_view(hit.page, a.min_pixels, a.max_pixels)
-            evs = [{'event': 'search', 'query': act.content},
-                   {'event': 'search_image', 'doc': hit.page.doc, 'page': hit.page.page, 'score': hit.score, 'view': view.to_dict()}]
+            evs = [{'event': 'search', 'query': act.content}, {
+                'event': 'search_image', 'doc': hit.page.doc, 'page': hit.page.page, 'score': hit.score,
+                'view': view.to_dict()
+            }]
         else:
             if not a.allow_crop: raise ValueError('cropping is off in this run: search or answer')
             if not self.views: raise ValueError('there is no image to crop yet: search first')
             view = crop_view(self.views[-1], act.content, a.pad, a.min_pixels, a.max_pixels)
-            evs = [{'event': 'crop', 'bbox': act.content, 'source': self.views[-1].to_dict(), 'region': list(view.region), 'view': view.to_dict()}]
+            evs = [{
+                'event': 'crop', 'bbox': act.content, 'source': self.views[-1].to_dict(), 'region': list(view.region),
+                'view': view.to_dict()
+            }]
         self.views.append(view)
         self.messages.append({'role': 'user', 'content': [{'type': 'image', 'view': view.to_dict()}]})
         return evs
@@ -94,11 +105,14 @@ class Episode:
     def trajectory(self) -> dict:
         "The episode as plain JSON: question, answer, whether it finished (and if not, why), pages retrieved, steps, crop regions, events, messages."
         a = self.agent
-        return dict(question=self.question, answer=self.answer, finished=self.done and self.error is None, error=self.error, retrieved=list(self.seen),
-                    config=dict(max_steps=a.max_steps, pad=a.pad, min_pixels=a.min_pixels, max_pixels=a.max_pixels, allow_crop=a.allow_crop,
-                                max_reply_tokens=a.max_reply_tokens),
-                    steps=sum(m['role'] == 'assistant' for m in self.messages),
-                    crops=[e['region'] for e in self.events if e['event'] == 'crop'], events=self.events, messages=self.messages)
+        return dict(
+            question=self.question, answer=self.answer, finished=self.done and self.error is None, error=self.error,
+            retrieved=list(self.seen), config=dict(max_steps=a.max_steps, pad=a.pad, min_pixels=a.min_pixels,
+                                                   max_pixels=a.max_pixels, allow_crop=a.allow_crop,
+                                                   max_reply_tokens=a.max_reply_tokens),
+            steps=sum(m['role'] == 'assistant'
+                      for m in self.messages), crops=[e['region'] for e in self.events if e['event'] == 'crop'],
+            events=self.events, messages=self.messages)
 
 # %% ../../nbs/04a_agent.loop.ipynb #7c38138a
 def stream_reply(policy, # has `.stream(messages)`: a generator of {'kind': 'think' | 'content', 'text'} deltas returning the whole reply
@@ -116,8 +130,10 @@ def stream_reply(policy, # has `.stream(messages)`: a generator of {'kind': 'thi
         parts.append(d); n += len(d.get('text') or '')
         if max_chars is not None and n > max_chars:  # an endless or runaway stream: stop reading, the agent cuts the rest
             gen.close()
-            return Reply(''.join(f'<think>{t}</think>' if k == 'think' else t for k, t in
-                           ((k, ''.join(p.get('text') or '' for p in g)) for k, g in groupby(parts, key=lambda p: p.get('kind')))), 'budget')
+            return Reply(
+                ''.join(f'<think>{t}</think>' if k == 'think' else t for k, t in ((k, ''.join(
+                    p.get('text') or ''
+                    for p in g)) for k, g in groupby(parts, key=lambda p: p.get('kind')))), 'budget')
 
 def take_reply(reply, # what the policy returned: text (maybe a 04a `Reply` that knows its `finish_reason`), or anything else
                max_reply_tokens: int | None, # the turn's token budget (`core.cut_reply`)
@@ -126,9 +142,11 @@ def take_reply(reply, # what the policy returned: text (maybe a 04a `Reply` that
     ended = getattr(reply, 'finish_reason', None)
     reply = model_text(reply)
     reply, why = cut_reply(reply, max_reply_tokens) if isinstance(reply, str) else (reply, None)
-    if why and ended == 'budget': why = (f'the stream passed {len(reply):,} characters, more than a {max_reply_tokens:,}-token turn holds '
-                                         f'({CHARS_PER_TOKEN} characters a token): it was closed, and the first {len(reply):,} kept')
-    if why is None and ended == 'length': why = 'the endpoint stopped the reply at its token limit (finish_reason "length")'
+    if why and ended == 'budget':
+        why = (f'the stream passed {len(reply):,} characters, more than a {max_reply_tokens:,}-token turn holds '
+               f'({CHARS_PER_TOKEN} characters a token): it was closed, and the first {len(reply):,} kept')
+    if why is None and ended == 'length':
+        why = 'the endpoint stopped the reply at its token limit (finish_reason "length")'
     return reply, why
 
 class StopRun(Exception):
@@ -164,7 +182,8 @@ class VRAGAgent:
         if not allow_crop and prompt == PROMPT: prompt = '\n'.join(l for l in PROMPT.split('\n') if '<bbox>' not in l)
         self.policy, self.max_steps, self.pad, self.prompt, self.stream, self.allow_crop = policy, max_steps, pad, prompt, stream, allow_crop
         self.min_pixels, self.max_pixels = min_pixels, max_pixels
-        self.max_reply_tokens = max_reply_tokens if max_reply_tokens is not None else None if policy is None else getattr(policy, 'max_tokens', None) or 1024
+        self.max_reply_tokens = max_reply_tokens if max_reply_tokens is not None else None if policy is None else getattr(
+            policy, 'max_tokens', None) or 1024
 
     def start(self, question: str, # the user's question
              ) -> Episode:
@@ -180,7 +199,8 @@ class VRAGAgent:
             while not ep.done:
                 messages = ep.next_messages()
                 try:
-                    if self.stream and hasattr(self.policy, 'stream'): reply = yield from stream_reply(self.policy, messages, ep.step, max_chars)
+                    if self.stream and hasattr(self.policy, 'stream'):
+                        reply = yield from stream_reply(self.policy, messages, ep.step, max_chars)
                     else: reply = self.policy(messages)
                 except Exception as e:
                     yield ep.fail(policy_failed(e)); break

@@ -26,7 +26,9 @@ def to_openai_messages(messages: list[dict], # agent messages (04a_agent.loop): 
         if isinstance(m['content'], str): out.append({'role': m['role'], 'content': m['content']}); continue
         parts = []
         for c in m['content']:
-            if c['type'] == 'image': parts.append({'type': 'image_url', 'image_url': {'url': to_data_url(View.from_dict(c['view']).render())}})
+            if c['type'] == 'image':
+                parts.append(
+                    {'type': 'image_url', 'image_url': {'url': to_data_url(View.from_dict(c['view']).render())}})
             else: parts.append({'type': 'text', 'text': c['text']})
         out.append({'role': m['role'], 'content': parts})
     return out
@@ -59,13 +61,15 @@ def openai_client(base_url: str, # the endpoint, e.g. 'http://127.0.0.1:8000/v1'
                  ):
     "An `openai.OpenAI` client that reads invalid UTF-8 from the endpoint as U+FFFD instead of failing the call."
     import openai
-    hx = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__.split('.')[0])  # the HTTP library this openai is built on
+    # the HTTP library this openai is built on
+    hx = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__.split('.')[0])
     Body = type('Body', (_RepairedStream, hx.SyncByteStream), {})
     class Repair(hx.BaseTransport):
         def __init__(self): self.inner = hx.HTTPTransport()
         def handle_request(self, request):
             r = self.inner.handle_request(request)
-            if r.headers.get('content-encoding', 'identity') != 'identity': return r  # compressed: decoded later, left alone
+            # compressed: decoded later, left alone
+            if r.headers.get('content-encoding', 'identity') != 'identity': return r
             headers = [(k, v) for k, v in r.headers.multi_items() if k.lower() != 'content-length']
             return hx.Response(r.status_code, headers=headers, stream=Body(r.stream), extensions=r.extensions)
         def close(self): self.inner.close()
@@ -110,7 +114,8 @@ class OpenAIPolicy:
                 ) -> Reply:
         "Send the conversation and return the reply text, reasoning sent apart put back inside `<think>`, with the endpoint's `finish_reason`; raises `PolicyError`."
         with _plain_errors(self):
-            c = self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages), **self.kwargs).choices[0]
+            c = self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages),
+                                                    **self.kwargs).choices[0]
         return Reply(_with_reasoning(_reasoning(c.message), c.message.content or ''), c.finish_reason)
 
     def stream(self, messages: list[dict], # agent messages (04a_agent.loop)
@@ -186,7 +191,9 @@ class SmolLM2Answerer:
         msgs = [{'role': 'system', 'content': self.system},
                 {'role': 'user', 'content': f'Context: {context[:self.max_context_chars]}\n\nQuestion: {question}'}]
         enc = self.tok.apply_chat_template(msgs, add_generation_prompt=True, return_tensors='pt', return_dict=True)
-        with torch.no_grad(): out = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False, pad_token_id=self.tok.eos_token_id)
+        with torch.no_grad():
+            out = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
+                                      pad_token_id=self.tok.eos_token_id)
         text = self.tok.decode(out[0, enc['input_ids'].shape[1]:], skip_special_tokens=True)
         return ' '.join(re.split(r'\bQuestion:|\bContext:', text)[0].split())  # small models run on into a new turn
 
@@ -211,7 +218,9 @@ class OfflinePolicy:
         self.embedder = embedder or MiniLMEmbedder()
         if answerer == 'auto':
             try: answerer = SmolLM2Answerer()
-            except (ImportError, OSError) as e: print(f'SmolLM2 unavailable ({e}); answering with the best sentence'); answerer = None
+            except (ImportError, OSError) as e:
+                print(f'SmolLM2 unavailable ({e}); answering with the best sentence')
+                answerer = None
         self.answerer, self.min_block_chars, self.crop = answerer, min_block_chars, crop
 
     def question(self, messages: list[dict], # agent messages (04a_agent.loop)
@@ -243,7 +252,8 @@ class OfflinePolicy:
         if view is None: return f'<think>I need a page about this question.</think>\n<search>{q}</search>'
         page = self.pages.get((view.doc, view.page))
         if page is None: return '<think>This page is not in my corpus.</think>\n<answer>unknown</answer>'
-        final = any(c.get('text', '').startswith('You have no steps left') for c in messages[-1]['content']) if messages[-1]['role'] == 'user' else False
+        final = any(c.get('text', '').startswith('You have no steps left')
+                    for c in messages[-1]['content']) if messages[-1]['role'] == 'user' else False
         inside = [b for b in page.blocks if block_in_region(b, view.region)]
         if self.crop and view.region == (0, 0, page.width, page.height) and not final:
             block = self.best_block(q, page)

@@ -74,7 +74,8 @@ class CropWidget(W.VBox):
             b = boxes[self.canvas.selected_index] if 0 <= self.canvas.selected_index < len(boxes) else boxes[-1]
             x1, x2 = sorted([b['x'], b['x'] + b['width']]); y1, y2 = sorted([b['y'], b['y'] + b['height']])
             try: self.crop = crop_view(self.view, [x1, y1, x2, y2], self.pad)
-            except ValueError as e: self.action.value, self.preview.value = f'<span style="color:#b00">{html.escape(str(e))}</span>', b''
+            except ValueError as e:
+                self.action.value, self.preview.value = f'<span style="color:#b00">{html.escape(str(e))}</span>', b''
             else:
                 self.bbox = [round(x1), round(y1), round(x2), round(y2)]
                 self.action.value = f'<code class="vrag-bbox">{html.escape(bbox_text(self.bbox))}</code>'
@@ -112,11 +113,13 @@ class Playground(W.VBox):
         self.answer_button = W.Button(description='Answer', button_style='success')
         self.save_button = W.Button(description='Save trajectory', icon='save', disabled=out is None)
         self.search_button.on_click(lambda _: self.act(f'<search>{self.query.value}</search>'))
-        self.crop_button.on_click(lambda _: self.act(self.cropper.text) if self.cropper.text else self._note('draw a box on the image first'))
+        self.crop_button.on_click(lambda _: self.act(self.cropper.text)
+                                  if self.cropper.text else self._note('draw a box on the image first'))
         self.answer_button.on_click(lambda _: self.act(f'<answer>{self.answer.value}</answer>'))
         self.save_button.on_click(lambda _: self.save())
         self.cropper, self.history = CropWidget(pad=pad), W.HTML()
-        self.cropper.zoom_button.layout.display = self.cropper.back_button.layout.display = 'none'  # the agent crops from the latest image
+        # the agent crops from the latest image
+        self.cropper.zoom_button.layout.display = self.cropper.back_button.layout.display = 'none'
         super().__init__([W.HTML(f'<b>Question:</b> {html.escape(question)}'), self.think,
                           W.HBox([self.query, self.search_button]), self.cropper, W.HBox([self.crop_button]),
                           W.HBox([self.answer, self.answer_button, self.save_button]), self.history])
@@ -153,7 +156,9 @@ def step_frames(traj: dict, # a trajectory (from `VRAGAgent.run`, the playground
                ) -> list[dict]: # per step: {'step', 'reply', 'events'}
     "Split a trajectory into steps: each model reply with the events it caused."
     replies = [m['content'] for m in traj['messages'] if m['role'] == 'assistant']
-    return [dict(step=i, reply=r, events=[e for e in traj['events'] if e.get('step') == i]) for i, r in enumerate(replies)]
+    return [
+        dict(step=i, reply=r, events=[e for e in traj['events'] if e.get('step') == i]) for i, r in enumerate(replies)
+    ]
 
 def render_step(frame: dict, # one of `step_frames`
                 color: str = '#e4002b', # box colour

@@ -44,7 +44,8 @@ def drive(agent, # a `VRAGAgent` or `VimRAGAgent`
     try:
         for e in run: show(e)
     except BaseException as err:
-        try: run.throw(err)  # raised out here (Ctrl-C while printing): the agent records it; raised in the agent: already recorded
+        # raised out here (Ctrl-C while printing): the agent records it; raised in the agent: already recorded
+        try: run.throw(err)
         except BaseException: pass
         return err
 
@@ -70,7 +71,9 @@ def ask(index: PageIndex, # the index to search
         out = Path(out); out.mkdir(parents=True, exist_ok=True)
         crops = [e for e in traj['events'] if e['event'] == 'crop']
         for i, e in enumerate(crops):
-            p = out/f'{name}_crop{i + 1}.jpg'; View.from_dict(e['view']).render().save(p, quality=90); e['image_file'] = str(p)
+            p = out / f'{name}_crop{i + 1}.jpg'
+            View.from_dict(e['view']).render().save(p, quality=90)
+            e['image_file'] = str(p)
         save_trajectory(traj, out/f'{name}.json')
     if stopped is not None: raise stopped
     return traj
@@ -110,14 +113,17 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
     "Answer a question with the VRAG or the VimRAG agent; print each step; save the trajectory."
     if mode not in ('vrag', 'vimrag'): sys.exit(f"--mode must be 'vrag' or 'vimrag', got {mode!r}")
     idx = load_index(index_dir)
-    policy = make_policy(idx, base_url, model, api_key, thinking or None, max_tokens, 'crop' if mode == 'vrag' else mode)
+    policy = make_policy(idx, base_url, model, api_key, thinking or None, max_tokens,
+                         'crop' if mode == 'vrag' else mode)
     saved = f'; the partial trajectory is in {Path(out)/"trajectory.json"}' if out else ''
     try:
         if mode == 'vimrag': traj = ask_vimrag(idx, question, policy, out, max_steps=max_steps or 20)
         else: traj = ask(idx, question, policy, out, max_steps=max_steps or 10, stream=stream)
     except KeyboardInterrupt: print(f'interrupted (Ctrl-C){saved}', file=sys.stderr); sys.exit(130)
     except Exception as e: die(f'the run failed: {type(e).__name__}: {e}{saved}', 1)
-    if out: print(f'trajectory saved to {Path(out)/"trajectory.json"}' + (f', graph view in {Path(out)/"graph.html"}' if mode == 'vimrag' else ''))
+    if out:
+        print(f'trajectory saved to {Path(out)/"trajectory.json"}' +
+              (f', graph view in {Path(out)/"graph.html"}' if mode == 'vimrag' else ''))
     if traj['answer'] is None: sys.exit(1)
 
 # %% ../../nbs/09a_cli.agent.ipynb #76a4a1c0
@@ -130,17 +136,27 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
         from vrag_nb.eval.judge import LLMJudge
         judge = LLMJudge(judge_url, judge_model, api_key=api_key or 'EMPTY')
     policy_name = f'{model} at {base_url}' if base_url else 'offline baseline (not a VLM)'
-    try: res = evaluate_agent(idx, exs, out, modes, lambda m: make_policy(idx, base_url, model, api_key, mode=m), judge, policy_name,
-                              max_steps, workers or (4 if base_url else 1))
+    try:
+        res = evaluate_agent(idx, exs, out, modes, lambda m: make_policy(idx, base_url, model, api_key, mode=m), judge,
+                             policy_name, max_steps, workers or (4 if base_url else 1))
     except KeyboardInterrupt:
-        print(f'interrupted (Ctrl-C): results of what was done in {Path(out)/"results.json"}; the same command finishes the rest', file=sys.stderr); sys.exit(130)
+        print(
+            f'interrupted (Ctrl-C): results of what was done in {Path(out)/"results.json"}; the same command finishes the rest',
+            file=sys.stderr)
+        sys.exit(130)
     if as_json: print(js.dumps(res)); return
     print(f"{len(exs)} questions · policy: {policy_name} · judge: {res['judge']}")
-    print(f"{'mode':8s} {'questions':10s} {'acc':>6s} {'anls':>6s} {'em':>6s} {'f1':>6s} {'steps':>6s} {'invalid':>8s} {'finish':>7s} {'n':>4s}")
+    print(
+        f"{'mode':8s} {'questions':10s} {'acc':>6s} {'anls':>6s} {'em':>6s} {'f1':>6s} {'steps':>6s} {'invalid':>8s} {'finish':>7s} {'n':>4s}"
+    )
     for m, r in res['modes'].items():
         for name, x in [('all', r['all']), *r['by_type'].items()]:
-            print(f"{m:8s} {name:10s} {x['accuracy']:6.3f} {x['anls']:6.3f} {x['em']:6.3f} {x['f1']:6.3f} {x['mean_steps']:6.2f} {x['invalid_rate']:8.3f} {x['finish_rate']:7.3f} {x['n']:4d}")
-    if res['failed']: print(f"{len(res['failed'])} question runs failed and were skipped (run again to retry): {res['failed'][0]}", file=sys.stderr)
+            print(
+                f"{m:8s} {name:10s} {x['accuracy']:6.3f} {x['anls']:6.3f} {x['em']:6.3f} {x['f1']:6.3f} {x['mean_steps']:6.2f} {x['invalid_rate']:8.3f} {x['finish_rate']:7.3f} {x['n']:4d}"
+            )
+    if res['failed']:
+        print(f"{len(res['failed'])} question runs failed and were skipped (run again to retry): {res['failed'][0]}",
+              file=sys.stderr)
     print(f'results in {Path(out)/"results.json"}, {Path(out)/"results.csv"}, {Path(out)/"results.png"}')
 
 # %% ../../nbs/09a_cli.agent.ipynb #07607043
@@ -165,13 +181,23 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
     try: exs = load_qa(dataset)
     except (OSError, ValueError, KeyError) as e: die(f'cannot read {dataset}: {e}')
     if limit: exs = exs[:limit]
-    if agent: return _eval_agent(idx, exs, out or 'eval_results', modes, base_url, model, api_key, judge_url, judge_model, workers, max_steps, json)
+    if agent:
+        return _eval_agent(idx, exs, out or 'eval_results', modes, base_url, model, api_key, judge_url, judge_model,
+                           workers, max_steps, json)
     missing = {p for e in exs for p in gold_pages(e)} - {p.pid for p in idx.pages}
-    if missing: print(f'warning: {len(missing)} gold pages are not in the index (e.g. {sorted(missing)[0]})', file=sys.stderr)
+    if missing:
+        print(f'warning: {len(missing)} gold pages are not in the index (e.g. {sorted(missing)[0]})', file=sys.stderr)
     default = idx.meta['method']
-    runs = {m: evaluate_retrieval(idx, exs, top_k, m) for m in (default, *[m for m in ('dense', 'bm25', 'hybrid') if m != default])}
+    runs = {
+        m: evaluate_retrieval(idx, exs, top_k, m)
+        for m in (default, *[m for m in ('dense', 'bm25', 'hybrid') if m != default])
+    }
     summary = lambda r: {k: v for k, v in r.items() if k != 'rows'}
-    res = {**summary(runs[default]), 'method': default, 'embedder': idx.meta['embedder'], 'methods': {m: summary(r) for m, r in runs.items()}}
+    res = {
+        **summary(runs[default]), 'method': default, 'embedder': idx.meta['embedder'],
+        'methods': {m: summary(r)
+                    for m, r in runs.items()}
+    }
     if out:
         out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(js.dumps({**res, 'rows': {m: r['rows'] for m, r in runs.items()}}, indent=1))
@@ -181,11 +207,14 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
     print(f"{'method':8s} {'questions':10s} {'recall@1':>9s} {'recall@5':>9s} {'mrr@10':>9s} {'ndcg@5':>9s} {'n':>4s}")
     for m, r in runs.items():
         for name, x in [('all', r), *r['by_type'].items()]:
-            print(f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} {x['ndcg@5']:9.3f} {x['n']:4d}")
+            print(
+                f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} {x['ndcg@5']:9.3f} {x['n']:4d}"
+            )
     if out: print(f'results in {out}, plot in {out.with_suffix(".png")}')
 
 # %% ../../nbs/09a_cli.agent.ipynb #9aea03e4
-DEMO_UIDS = ['vragnb-038', 'vragnb-012', 'vragnb-005']  # R's q(), a Messier-table distance, the ACM sample's figure photo
+# R's q(), a Messier-table distance, the ACM sample's figure photo
+DEMO_UIDS = ['vragnb-038', 'vragnb-012', 'vragnb-005']
 
 @call_parse
 def vrag_demo(out: Param('output dir: index, trajectories, crops', str) = 'demo_out',
@@ -212,6 +241,8 @@ def vrag_demo(out: Param('output dir: index, trajectories, crops', str) = 'demo_
     for uid in uids.split(','):
         e = exs.get(uid)
         if e is None: die(f'no question with uid {uid!r} in {qa}')
-        print(f"\n== {uid}: {e['query']}\n   gold: {', '.join(sorted(gold_pages(e)))}; reference answer: {e['reference_answer']!r}")
+        print(
+            f"\n== {uid}: {e['query']}\n   gold: {', '.join(sorted(gold_pages(e)))}; reference answer: {e['reference_answer']!r}"
+        )
         ask(idx, e['query'], policy, out/'trajectories', name=uid)
     print(f'\ntrajectories and crops in {out/"trajectories"}; total {time.time() - t0:.1f} s')

@@ -16,9 +16,13 @@ __all__ = ['from_slidevqa', 'from_mmlongbench', 'load_qa', 'gold_pages', 'recall
 def from_slidevqa(rec: dict, # one SlideVQA annotation: deck_name, qa_id, question, answer, evidence_pages, reasoning_type, answer_type
                  ) -> dict: # a unified-format example
     "A SlideVQA record in the unified format; the deck is the document (`<deck_name>_<page>.jpg` images, or `<deck_name>.pdf`)."
-    return {'uid': f"slidevqa-{rec.get('qa_id', rec['question'][:40])}", 'query': rec['question'], 'reference_answer': str(rec['answer']),
-            'meta_info': {'file_name': f"{rec['deck_name']}.pdf", 'reference_page': [int(p) for p in rec.get('evidence_pages', [])],
-                          'source_type': 'slide', 'query_type': rec.get('reasoning_type') or rec.get('answer_type') or 'unknown'}}
+    return {
+        'uid': f"slidevqa-{rec.get('qa_id', rec['question'][:40])}", 'query': rec['question'],
+        'reference_answer': str(rec['answer']), 'meta_info': {
+            'file_name': f"{rec['deck_name']}.pdf", 'reference_page': [int(p) for p in rec.get('evidence_pages', [])],
+            'source_type': 'slide', 'query_type': rec.get('reasoning_type') or rec.get('answer_type') or 'unknown'
+        }
+    }
 
 def from_mmlongbench(rec: dict, # one MMLongBench-Doc sample: doc_id, question, answer, evidence_pages ("[3, 5]"), answer_format
                      i: int = 0, # its position, for the uid
@@ -26,9 +30,13 @@ def from_mmlongbench(rec: dict, # one MMLongBench-Doc sample: doc_id, question, 
     "An MMLongBench-Doc sample in the unified format (its evidence pages come as a string)."
     pages = rec.get('evidence_pages', [])
     if isinstance(pages, str): pages = json.loads(pages or '[]')
-    return {'uid': f"mmlb-{Path(rec['doc_id']).stem}-{i}", 'query': rec['question'], 'reference_answer': str(rec['answer']),
-            'meta_info': {'file_name': rec['doc_id'], 'reference_page': [int(p) for p in pages],
-                          'source_type': rec.get('doc_type', 'unknown'), 'query_type': rec.get('answer_format', 'unknown')}}
+    return {
+        'uid': f"mmlb-{Path(rec['doc_id']).stem}-{i}", 'query': rec['question'], 'reference_answer': str(rec['answer']),
+        'meta_info': {
+            'file_name': rec['doc_id'], 'reference_page': [int(p) for p in pages],
+            'source_type': rec.get('doc_type', 'unknown'), 'query_type': rec.get('answer_format', 'unknown')
+        }
+    }
 
 def load_qa(path: str | Path, # JSON `{"examples": [...]}` / a list, or JSON lines; unified (ViDoSeek), SlideVQA or MMLongBench-Doc records
            ) -> list[dict]: # unified-format examples
@@ -38,7 +46,8 @@ def load_qa(path: str | Path, # JSON `{"examples": [...]}` / a list, or JSON lin
     except json.JSONDecodeError:
         try: data = [json.loads(l) for l in text.splitlines() if l.strip()]
         except json.JSONDecodeError as e: raise ValueError(f'{path} is neither JSON nor JSON lines: {e}') from None
-    exs = data['examples'] if isinstance(data, dict) and 'examples' in data else [data] if isinstance(data, dict) else data  # one JSON line is one record
+    # one JSON line is one record
+    exs = data['examples'] if isinstance(data, dict) and 'examples' in data else [data] if isinstance(data, dict) else data
     if not isinstance(exs, list): raise ValueError(f'{path}: expected a list of examples or {{"examples": [...]}}')
     out = []
     for i, e in enumerate(exs):
@@ -47,8 +56,10 @@ def load_qa(path: str | Path, # JSON `{"examples": [...]}` / a list, or JSON lin
         elif 'doc_id' in e and 'question' in e: e = from_mmlongbench(e, i)
         m = e.get('meta_info', {})
         if not e.get('query') or not m.get('file_name') or not isinstance(m.get('reference_page'), list):
-            raise ValueError(f"example {i} ({e.get('uid', '?')}) needs query, meta_info.file_name and meta_info.reference_page (a list); "
-                             f"SlideVQA (deck_name, question, evidence_pages) and MMLongBench-Doc (doc_id, question, evidence_pages) records are converted")
+            raise ValueError(
+                f"example {i} ({e.get('uid', '?')}) needs query, meta_info.file_name and meta_info.reference_page (a list); "
+                f"SlideVQA (deck_name, question, evidence_pages) and MMLongBench-Doc (doc_id, question, evidence_pages) records are converted"
+            )
         out.append(e)
     return out
 
@@ -83,7 +94,8 @@ def ndcg_at_k(ranked: list[str], # retrieved page ids, best first
              ) -> float: # in [0, 1]
     "Binary-relevance NDCG@k; the ideal list has min(needed, k) relevant pages first; gold pages past `needed` earn nothing."
     needed = needed or len(gold)
-    hits = [i for i, p in enumerate(ranked[:k]) if p in gold][:needed]  # equivalent pages beyond what is needed are redundant
+    # equivalent pages beyond what is needed are redundant
+    hits = [i for i, p in enumerate(ranked[:k]) if p in gold][:needed]
     dcg = sum(1 / math.log2(i + 2) for i in hits)
     ideal = sum(1 / math.log2(i + 2) for i in range(min(needed, k)))
     return dcg / ideal if ideal else 0.0
@@ -99,9 +111,13 @@ def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str],
     rows = []
     for e, hits in zip(examples, results):
         ranked, gold, need = [h.page.pid for h in hits], gold_pages(e), len(e['meta_info']['reference_page'])
-        rows.append(dict(uid=e.get('uid'), query_type=e['meta_info'].get('query_type', 'unknown'), gold=sorted(gold), ranked=ranked[:top_k],
-                         **{'recall@1': recall_at_k(ranked, gold, 1, need), 'recall@5': recall_at_k(ranked, gold, 5, need),
-                            'mrr@10': mrr_at_k(ranked, gold, 10), 'ndcg@5': ndcg_at_k(ranked, gold, 5, need)}))
+        rows.append(
+            dict(
+                uid=e.get('uid'), query_type=e['meta_info'].get('query_type', 'unknown'), gold=sorted(gold),
+                ranked=ranked[:top_k], **{
+                    'recall@1': recall_at_k(ranked, gold, 1, need), 'recall@5': recall_at_k(ranked, gold, 5, need),
+                    'mrr@10': mrr_at_k(ranked, gold, 10), 'ndcg@5': ndcg_at_k(ranked, gold, 5, need)
+                }))
     keys = ['recall@1', 'recall@5', 'mrr@10', 'ndcg@5']
     def mean(rs): return {k: round(sum(r[k] for r in rs) / len(rs), 4) for k in keys} | {'n': len(rs)}
     groups = defaultdict(list)
@@ -120,9 +136,16 @@ def plot_retrieval(results: dict, # method name -> result of `evaluate_retrieval
     w = 0.8 / len(names)
     for i, n in enumerate(names):
         a1.bar([j + i * w for j in range(len(keys))], [results[n][k] for k in keys], w, label=n)
-        a2.bar([j + i * w for j in range(len(types))], [results[n]['by_type'].get(t, {}).get('recall@5', 0) for t in types], w, label=n)
-    for ax, ticks, title in [(a1, keys, 'all questions'), (a2, [f"{t} (n={next(iter(results.values()))['by_type'].get(t, {}).get('n', 0)})" for t in types], 'recall@5 by question type')]:
-        ax.set_xticks([j + w * (len(names) - 1) / 2 for j in range(len(ticks))], ticks); ax.set_ylim(0, 1); ax.set_title(title)
+        a2.bar([j + i * w for j in range(len(types))],
+               [results[n]['by_type'].get(t, {}).get('recall@5', 0) for t in types], w, label=n)
+    for ax, ticks, title in [
+        (a1, keys, 'all questions'),
+        (a2, [f"{t} (n={next(iter(results.values()))['by_type'].get(t, {}).get('n', 0)})"
+              for t in types], 'recall@5 by question type')
+    ]:
+        ax.set_xticks([j + w * (len(names) - 1) / 2 for j in range(len(ticks))], ticks)
+        ax.set_ylim(0, 1)
+        ax.set_title(title)
     a1.legend(loc='lower right', fontsize=8)
     fig.tight_layout()
     if path: fig.savefig(path, dpi=100)

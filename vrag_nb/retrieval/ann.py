@@ -46,7 +46,8 @@ def make_index(vectors: np.ndarray, # float32 [n, d], rows L2-normalised
         nlist = max(1, min(int(4 * math.sqrt(n)), n // 39))  # FAISS wants >= 39 training points per list
         index = faiss.IndexIVFPQ(faiss.IndexFlatIP(d), d, nlist, m, 8, faiss.METRIC_INNER_PRODUCT)
         sample = vectors[np.random.default_rng(seed).permutation(n)[:min(n, 64 * nlist)]]
-        if len(sample) < 256: raise ValueError(f'IVF-PQ needs at least 256 vectors to train its codebooks, got {n}: use flat')
+        if len(sample) < 256:
+            raise ValueError(f'IVF-PQ needs at least 256 vectors to train its codebooks, got {n}: use flat')
         index.train(sample); index.nprobe = nprobe
     else: raise ValueError(f'kind must be one of {KINDS}, got {kind!r}')
     index.add(vectors)
@@ -91,6 +92,8 @@ def benchmark_kinds(x: np.ndarray, # float32 [n, d] base vectors
             t = time.perf_counter(); index.search(row[None], k); lat.append(time.perf_counter() - t)
         _, ids = index.search(q, k)
         rec = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(ids, gt)]))
-        out[kind] = {'build_s': round(build, 2), 'latency_ms': round(1000 * float(np.median(lat)), 3), 'recall@10': round(rec, 3),
-                     'bytes_per_vector': round(faiss.serialize_index(index).nbytes / len(x), 1)}
+        out[kind] = {
+            'build_s': round(build, 2), 'latency_ms': round(1000 * float(np.median(lat)), 3),
+            'recall@10': round(rec, 3), 'bytes_per_vector': round(faiss.serialize_index(index).nbytes / len(x), 1)
+        }
     return out

@@ -36,7 +36,9 @@ def find_sources(sources: list[str | Path] | str | Path, # PDF, image or video f
         for p in cands:
             ext = p.suffix.lower()
             if ext == '.pdf' or ext in IMAGE_EXTS or ext in VIDEO_EXTS: files.append(p)
-            else: skipped.append((str(p), f'unsupported file type {ext or "(none)"!r}: expected a PDF, an image or a video'))
+            else:
+                skipped.append(
+                    (str(p), f'unsupported file type {ext or "(none)"!r}: expected a PDF, an image or a video'))
     return files, skipped
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #08720ea8
@@ -53,7 +55,8 @@ def pdf_blocks(page: pymupdf.Page, # a PyMuPDF page
     out = []
     for x0, y0, x1, y1, text, _, kind in page.get_text('blocks', textpage=textpage):
         text = clean_text(text)
-        if kind == 0 and text: out.append([round(x0 * scale, 1), round(y0 * scale, 1), round(x1 * scale, 1), round(y1 * scale, 1), text])
+        if kind == 0 and text:
+            out.append([round(x0 * scale, 1), round(y0 * scale, 1), round(x1 * scale, 1), round(y1 * scale, 1), text])
     return out
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #e677550f
@@ -66,8 +69,12 @@ def ocr_blocks(img: Image.Image, # page image
     if _OCR is None:
         from rapidocr_onnxruntime import RapidOCR
         _OCR = RapidOCR()
-    up = 2 if min(img.size) < 480 else 1  # small images (video frames, thumbnails): the detector merges words unless enlarged
-    result, _ = _OCR(np.asarray(img.convert('RGB').resize((img.width * up, img.height * up), Image.BICUBIC) if up > 1 else img.convert('RGB')))
+    # small images (video frames, thumbnails): the detector merges words unless enlarged
+    up = 2 if min(img.size) < 480 else 1
+    result, _ = _OCR(
+        np.asarray(
+            img.convert('RGB').resize((img.width * up,
+                                       img.height * up), Image.BICUBIC) if up > 1 else img.convert('RGB')))
     out = []
     for box, text, score in result or []:
         xs, ys = [p[0] / up for p in box], [p[1] / up for p in box]
@@ -111,7 +118,8 @@ def _render_range(path, start, end, out_dir, dpi, quality, ocr, min_chars) -> li
         if len(text) < min_chars and ocr:
             blocks, used_ocr = ocr_blocks(img), True
             text = '\n'.join(b[4] for b in blocks)
-        pages.append(Page(path.stem, i + 1, f'pages/{name}', pix.width, pix.height, text, blocks, str(path), used_ocr).to_dict())
+        pages.append(
+            Page(path.stem, i + 1, f'pages/{name}', pix.width, pix.height, text, blocks, str(path), used_ocr).to_dict())
     return pages
 
 def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
@@ -122,7 +130,10 @@ def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
     name = page_name(doc, page)
     img.save(Path(out_dir)/'pages'/name, quality=quality)
     blocks = ocr_blocks(img) if ocr else []
-    return [Page(doc, page, f'pages/{name}', img.width, img.height, '\n'.join(b[4] for b in blocks), blocks, str(path), bool(ocr)).to_dict()]
+    return [
+        Page(doc, page, f'pages/{name}', img.width, img.height, '\n'.join(b[4] for b in blocks), blocks, str(path),
+             bool(ocr)).to_dict()
+    ]
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #1ce17f50
 def _ingest_video(path, out_dir, quality, ocr, chunk_seconds, ocr_frames) -> list[dict]:
@@ -132,7 +143,8 @@ def _ingest_video(path, out_dir, quality, ocr, chunk_seconds, ocr_frames) -> lis
     pages = []
     for i, (clip, start, end) in enumerate(chunks, 1):
         d = video_info(clip)['duration']
-        times = sorted({round(d / 2, 3)} | {round((k + 0.5) * d / ocr_frames, 3) for k in range(ocr_frames)}) if ocr else [round(d / 2, 3)]
+        times = sorted({round(d / 2, 3)} | {round((k + 0.5) * d / ocr_frames, 3)
+                                            for k in range(ocr_frames)}) if ocr else [round(d / 2, 3)]
         imgs = dict(zip(times, video_frames(clip, times)))
         mid = imgs[round(d / 2, 3)]
         name = page_name(path.stem, i)
@@ -140,9 +152,11 @@ def _ingest_video(path, out_dir, quality, ocr, chunk_seconds, ocr_frames) -> lis
         blocks, lines = (ocr_blocks(mid) if ocr else []), []
         for t in times if ocr else []:
             for b in (blocks if t == round(d / 2, 3) else ocr_blocks(imgs[t])):
-                if not any(re.sub(r'\s', '', b[4]) == re.sub(r'\s', '', l) for l in lines): lines.append(b[4])  # same line read on another frame
-        pages.append(Page(path.stem, i, f'pages/{name}', mid.width, mid.height, '\n'.join(lines), blocks, str(path), bool(ocr),
-                          video=f'chunks/{clip.name}', start=round(start, 3), end=round(end, 3)).to_dict())
+                # same line read on another frame
+                if not any(re.sub(r'\s', '', b[4]) == re.sub(r'\s', '', l) for l in lines): lines.append(b[4])
+        pages.append(
+            Page(path.stem, i, f'pages/{name}', mid.width, mid.height, '\n'.join(lines), blocks, str(path), bool(ocr),
+                 video=f'chunks/{clip.name}', start=round(start, 3), end=round(end, 3)).to_dict())
     return pages
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #a4191aa5
@@ -169,7 +183,8 @@ class CorpusReport:
 def load_pages(corpus_dir: str | Path) -> list[Page]:
     "Read `pages.jsonl` of a corpus dir into `Page`s; raises `FileNotFoundError` when there is none."
     path = Path(corpus_dir)/'pages.jsonl'
-    if not path.exists(): raise FileNotFoundError(f"no pages.jsonl in {corpus_dir}: build the corpus first (vrag_index SRC --out DIR)")
+    if not path.exists():
+        raise FileNotFoundError(f"no pages.jsonl in {corpus_dir}: build the corpus first (vrag_index SRC --out DIR)")
     return [Page.from_dict(d) for d in read_jsonl(path)]
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #444e42f3
@@ -203,13 +218,16 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
         if path.suffix.lower() in VIDEO_EXTS:
             try: n = math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6)
             except VideoError as e: rep.skipped.append((str(path), str(e))); continue
-            todo[key] = [(_ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames), n)]; continue
+            todo[key] = [(_ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames), n)]
+            continue
         try: n = _open_pdf(path).page_count
         except SkipFile as e: rep.skipped.append((str(path), str(e))); continue
-        todo[key] = [(_render_range, (str(path), s, min(s + chunk, n), str(out_dir), dpi, quality, ocr, min_chars), min(chunk, n - s)) for s in range(0, n, chunk)]
+        todo[key] = [(_render_range, (str(path), s, min(s + chunk, n), str(out_dir), dpi, quality, ocr, min_chars),
+                      min(chunk, n - s)) for s in range(0, n, chunk)]
     results = {key: [] for key in todo}
     tasks = [(key, *t) for key, ts in todo.items() for t in ts]
-    if workers is None: workers = min(8, os.cpu_count() or 1) if sum(t[3] for t in tasks) >= 32 else 1  # spawning costs ~1 s
+    # spawning costs ~1 s
+    if workers is None: workers = min(8, os.cpu_count() or 1) if sum(t[3] for t in tasks) >= 32 else 1
     with tqdm(total=sum(t[3] for t in tasks), desc='corpus', unit='page', disable=not progress) as bar:
         def finish(key, pages):
             results[key].append(pages); bar.update(len(pages))
@@ -222,7 +240,8 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
         if workers == 1 or len(tasks) <= 1:
             for key, fn, args, _ in tasks: run_here(key, fn, args)
         else:
-            import vrag_nb.retrieval.corpus as mod  # workers import the task functions from the package, not from __main__
+            # workers import the task functions from the package, not from __main__
+            import vrag_nb.retrieval.corpus as mod
             ex, retry = _pool(workers), []
             futs = {ex.submit(getattr(mod, fn.__name__), *args): (key, fn, args) for key, fn, args, _ in tasks}
             for f in as_completed(futs):
@@ -230,11 +249,15 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
                 try: finish(key, f.result())
                 except SkipFile as e: rep.skipped.append((args[0], str(e)))
                 except BrokenProcessPool: retry.append((key, fn, args))  # workers could not start or died
-                except Exception as e: rep.skipped.append((args[0], f'failed while rendering ({type(e).__name__}: {e})'))
-            if retry: print(f'rendering processes failed; rendering {len(retry)} tasks in this process instead', file=sys.stderr)
+                except Exception as e:
+                    rep.skipped.append((args[0], f'failed while rendering ({type(e).__name__}: {e})'))
+            if retry:
+                print(f'rendering processes failed; rendering {len(retry)} tasks in this process instead',
+                      file=sys.stderr)
             for key, fn, args in retry: run_here(key, fn, args)
     for key in seen:  # every complete document, in source order
-        if (done_dir/f'{key}.jsonl').exists(): rep.pages += [Page.from_dict(d) for d in read_jsonl(done_dir/f'{key}.jsonl')]
+        if (done_dir / f'{key}.jsonl').exists():
+            rep.pages += [Page.from_dict(d) for d in read_jsonl(done_dir / f'{key}.jsonl')]
     if pages_file: write_jsonl(out_dir/pages_file, [p.to_dict() for p in rep.pages])
     for path, why in rep.skipped: print(f'skipped {path}: {why}', file=sys.stderr)
     return rep

@@ -33,7 +33,8 @@ def _vectors(index: faiss.Index) -> np.ndarray:
     return index.reconstruct_n(0, index.ntotal)
 
 def _cpu(index: faiss.Index) -> faiss.Index:
-    return faiss.index_gpu_to_cpu(index) if hasattr(faiss, 'index_gpu_to_cpu') and 'Gpu' in type(index).__name__ else index
+    return faiss.index_gpu_to_cpu(index) if hasattr(faiss,
+                                                    'index_gpu_to_cpu') and 'Gpu' in type(index).__name__ else index
 
 @patch
 def _replace(self: PageIndex, pages: list[Page], vecs: np.ndarray, owner: np.ndarray, op: str):
@@ -43,12 +44,21 @@ def _replace(self: PageIndex, pages: list[Page], vecs: np.ndarray, owner: np.nda
         index = faiss.clone_index(old); index.reset(); index.add(vecs)
     else: index = make_index(vecs, self.meta['kind'])
     bm25 = BM25Pages.build([p.text for p in pages])
-    rel = [Page.from_dict({**p.to_dict(), 'image': str(Path(p.image).relative_to(self.path)) if Path(p.image).is_relative_to(self.path) else p.image}) for p in pages]
+    rel = [
+        Page.from_dict({
+            **p.to_dict(), 'image': str(Path(p.image).relative_to(self.path))
+            if Path(p.image).is_relative_to(self.path) else p.image
+        }) for p in pages
+    ]
     meta = {**self.meta, 'count': len(pages), 'vectors': int(index.ntotal), 'pages_hash': pages_hash(pages),
             'updated': datetime.now(timezone.utc).isoformat(timespec='seconds'), 'last_op': op}
-    commit_files(self.path, {'pages.jsonl': ''.join(json.dumps(p.to_dict(), ensure_ascii=False) + '\n' for p in rel).encode(),
-                             **index_files(index, owner, bm25, meta)})
-    self.__init__(self.path, pages, to_gpu(index), owner, bm25, self.embedder, meta)  # resets derived state (positions, caches)
+    commit_files(
+        self.path, {
+            'pages.jsonl': ''.join(json.dumps(p.to_dict(), ensure_ascii=False) + '\n'
+                                   for p in rel).encode(), **index_files(index, owner, bm25, meta)
+        })
+    # resets derived state (positions, caches)
+    self.__init__(self.path, pages, to_gpu(index), owner, bm25, self.embedder, meta)
     return self
 
 # %% ../../nbs/03b_retrieval.documents.ipynb #731bbe6b
@@ -57,12 +67,14 @@ def remove(self: PageIndex,
            doc: str, # document name (file stem) to remove
           ) -> PageIndex:
     "Remove every page of `doc` from the index (its images are deleted after the commit); raises `KeyError` for an unknown doc."
-    if doc not in self.documents(): raise KeyError(f'no document {doc!r} in this index; it has: {", ".join(self.documents())}')
+    if doc not in self.documents():
+        raise KeyError(f'no document {doc!r} in this index; it has: {", ".join(self.documents())}')
     keep = np.array([p.doc != doc for p in self.pages])
     new_pos = np.cumsum(keep) - 1  # old page index -> new page index (for kept pages)
     vmask = keep[self.owner]
     gone = [p for p in self.pages if p.doc == doc]
-    self._replace([p for p, k in zip(self.pages, keep) if k], _vectors(_cpu(self.index))[vmask], new_pos[self.owner[vmask]], f'remove {doc}')
+    self._replace([p for p, k in zip(self.pages, keep) if k],
+                  _vectors(_cpu(self.index))[vmask], new_pos[self.owner[vmask]], f'remove {doc}')
     for p in gone: Path(p.image).unlink(missing_ok=True)
     (self.path/'pages'/'.done'/f'{doc}.jsonl').unlink(missing_ok=True)
     return self
@@ -78,10 +90,14 @@ def add(self: PageIndex,
     have = set(self.documents())
     rep = build_corpus(sources, self.path, progress=progress, pages_file=None)
     new = [p for p in rep.pages if p.doc not in have]
-    for d in sorted({p.doc for p in rep.pages if p.doc in have}): print(f'{d}: already in the index, skipped (remove it first to re-index)', file=sys.stderr)
+    for d in sorted({p.doc for p in rep.pages if p.doc in have}):
+        print(f'{d}: already in the index, skipped (remove it first to re-index)', file=sys.stderr)
     if not new: return self
     new = absolute_paths(new, self.path)
-    parts = [embed_batch(self.embedder, new[s:s + batch_size], len(self.pages) + s) for s in range(0, len(new), batch_size)]
+    parts = [
+        embed_batch(self.embedder, new[s:s + batch_size],
+                    len(self.pages) + s) for s in range(0, len(new), batch_size)
+    ]
     vecs = np.concatenate([_vectors(_cpu(self.index)), *[v for v, _ in parts]])
     owner = np.concatenate([self.owner, *[o for _, o in parts]])
     return self._replace(self.pages + new, vecs, owner, f'add {len(new)} pages')
@@ -103,7 +119,8 @@ def merge(self: PageIndex,
         if not dst.exists(): shutil.copy2(p.image, dst)
         pages.append(Page.from_dict({**p.to_dict(), 'image': str(dst)}))
     for doc in other.documents():
-        write_jsonl(self.path/'pages'/'.done'/f'{doc}.jsonl', [{**p.to_dict(), 'image': f'pages/{Path(p.image).name}'} for p in pages if p.doc == doc])
+        write_jsonl(self.path / 'pages' / '.done' / f'{doc}.jsonl',
+                    [{**p.to_dict(), 'image': f'pages/{Path(p.image).name}'} for p in pages if p.doc == doc])
     vecs = np.concatenate([_vectors(_cpu(self.index)), _vectors(_cpu(other.index))])
     owner = np.concatenate([self.owner, other.owner + len(self.pages)])
     return self._replace(self.pages + pages, vecs, owner, f'merge {other.path}')

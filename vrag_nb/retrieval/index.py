@@ -26,7 +26,8 @@ __all__ = ['METHODS', 'FUSION', 'pages_hash', 'embed_batch', 'index_files', 'Pag
 def pages_hash(pages: list[Page], # the corpus pages
               ) -> str: # 16 hex digits
     "A fingerprint of a corpus: page ids and a hash of each page's text, in order (an index built from other pages is stale)."
-    return hashlib.sha256('\n'.join(f'{p.pid}\t{hashlib.sha1(p.text.encode()).hexdigest()}' for p in pages).encode()).hexdigest()[:16]
+    return hashlib.sha256('\n'.join(f'{p.pid}\t{hashlib.sha1(p.text.encode()).hexdigest()}'
+                                    for p in pages).encode()).hexdigest()[:16]
 
 def _embedder_by_name(name: str) -> Embedder:
     if name == MiniLMEmbedder.name: return MiniLMEmbedder()
@@ -39,7 +40,8 @@ def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector
     "Vectors of a batch of pages and, per vector, the index of its page in the corpus."
     if getattr(embedder, 'multi_vector', False):  # a vector per token (ColQwen2): all of them, owned by their page
         vl = embedder.embed_pages(pages)
-        return np.concatenate(vl).astype(np.float32), np.repeat(np.arange(offset, offset + len(pages), dtype=np.int64), [len(v) for v in vl])
+        return np.concatenate(vl).astype(np.float32), np.repeat(np.arange(offset, offset + len(pages), dtype=np.int64),
+                                                                [len(v) for v in vl])
     if hasattr(embedder, 'embed_passages'):
         vecs, owner = embedder.embed_passages(pages)
         return np.asarray(vecs, np.float32), np.asarray(owner, np.int64) + offset
@@ -70,10 +72,13 @@ class PageIndex:
                 ):
         self.path, self.pages, self.index, self.owner, self.bm25, self.embedder, self.meta = Path(path), pages, index, owner, bm25, embedder, meta
         self.position = {(p.doc, p.page): i for i, p in enumerate(pages)}  # (doc, page) -> corpus position
-        self.mv_cache = None  # (vectors, first, last): all vectors and each page's range, filled by multi-vector search (03c) on first use
+        # (vectors, first, last): all vectors and each page's range, filled by multi-vector search (03c) on first use
+        self.mv_cache = None
 
     def __len__(self): return len(self.pages)
-    def __repr__(self): return f"PageIndex({str(self.path)!r}, {len(self)} pages, {self.index.ntotal} vectors, {self.meta['embedder']}, {self.meta['kind']}, default {self.meta['method']})"
+
+    def __repr__(self):
+        return f"PageIndex({str(self.path)!r}, {len(self)} pages, {self.index.ntotal} vectors, {self.meta['embedder']}, {self.meta['kind']}, default {self.meta['method']})"
 
     @classmethod
     def build(cls,
@@ -113,9 +118,11 @@ class PageIndex:
         kind = choose_kind(len(pages), len(vecs)) if kind == 'auto' else kind
         index = make_index(vecs, kind)
         bm25 = BM25Pages.build([p.text for p in pages])
-        meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages), vectors=int(index.ntotal),
-                    passages=hasattr(embedder, 'embed_passages'), multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method, fusion=dict(FUSION),
-                    created=datetime.now(timezone.utc).isoformat(timespec='seconds'), version=vrag_nb.__version__, pages_hash=phash)
+        meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages),
+                    vectors=int(index.ntotal), passages=hasattr(embedder, 'embed_passages'),
+                    multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method, fusion=dict(FUSION),
+                    created=datetime.now(timezone.utc).isoformat(timespec='seconds'), version=vrag_nb.__version__,
+                    pages_hash=phash)
         commit_files(path, index_files(index, owner, bm25, meta))
         shutil.rmtree(ckpt, ignore_errors=True)
         return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
@@ -128,11 +135,14 @@ class PageIndex:
         "Load an index dir, checking meta.json against the files and the embedder; raises `ValueError` on a mismatch."
         path = Path(path)
         roll_forward(path)  # an update killed half-way is finished (if committed) or discarded
-        if not (path/'meta.json').exists(): raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
+        if not (path / 'meta.json').exists():
+            raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
         meta = json.loads((path/'meta.json').read_text())
         embedder = embedder or _embedder_by_name(meta['embedder'])
         if (embedder.name, embedder.dim) != (meta['embedder'], meta['dim']):
-            raise ValueError(f"index {path} was built with {meta['embedder']} (dim {meta['dim']}), not {embedder.name} (dim {embedder.dim})")
+            raise ValueError(
+                f"index {path} was built with {meta['embedder']} (dim {meta['dim']}), not {embedder.name} (dim {embedder.dim})"
+            )
         index = faiss.deserialize_index(np.fromfile(path/'index.faiss', dtype=np.uint8))
         owner, pages = np.load(path/'owner.npy')['owner'], load_pages(path)
         if not (index.ntotal == meta.get('vectors') == len(owner)) or len(pages) != meta['count'] or index.d != meta['dim'] or (len(owner) and owner.max() >= len(pages)):
@@ -186,7 +196,8 @@ def search(self: PageIndex,
     cfg, k = {**self.meta['fusion'], **fusion}, min(top_k, len(self.pages))
     depth = max(k, cfg['depth']) if method == 'hybrid' else k
     dense = self.dense_search(self.embedder.embed_queries(qs), depth) if method != 'bm25' else None
-    sparse = [[(int(i), float(sc)) for i, sc in zip(*row)] for row in zip(*self.bm25.search(qs, depth))] if method != 'dense' else None
+    sparse = [[(int(i), float(sc)) for i, sc in zip(*row)]
+              for row in zip(*self.bm25.search(qs, depth))] if method != 'dense' else None
     res = []
     for qi in range(len(qs)):
         if method == 'dense': ranked = dense[qi]
@@ -206,7 +217,11 @@ def record(self: PageIndex,
           ) -> dict: # {'type': 'image', 'file_path', 'doc', 'page'}; a video chunk: 'type': 'video', its clip, and 'image', 'start', 'end'
     "The corpus record of page `i`, as VRAG's search engine stores them (reference.md §1), plus doc and page."
     p = self.pages[i]
-    if p.video: return {'type': 'video', 'file_path': p.video, 'doc': p.doc, 'page': p.page, 'image': p.image, 'start': p.start, 'end': p.end}
+    if p.video:
+        return {
+            'type': 'video', 'file_path': p.video, 'doc': p.doc, 'page': p.page, 'image': p.image, 'start': p.start,
+            'end': p.end
+        }
     return {'type': 'image', 'file_path': p.image, 'doc': p.doc, 'page': p.page}
 
 @patch
@@ -218,4 +233,5 @@ def wire(self: PageIndex,
     return {'score': [h.score for h in hits], 'indice': pos, 'data': [self.record(i) for i in pos]}
 
 # %% ../../nbs/03_retrieval.index.ipynb #001474fc
-from . import documents  # noqa: F401 -- defines PageIndex.documents / add / remove / merge (03b); it imports this module, so it comes last
+# noqa: F401 -- defines PageIndex.documents / add / remove / merge (03b); it imports this module, so it comes last
+from . import documents

@@ -24,7 +24,8 @@ Query_ = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHA
 class SearchRequest(BaseModel):
     "Body of `POST /search` (reference.md §2); unknown fields (e.g. the reference's `search_corpus`) are ignored."
     model_config = ConfigDict(extra='ignore')
-    queries: list[Query_] = Field(min_length=1, max_length=64, description='search queries, 1..64, each 1..2000 characters')
+    queries: list[Query_] = Field(min_length=1, max_length=64,
+                                  description='search queries, 1..64, each 1..2000 characters')
     top_k: int = Field(3, ge=1, le=100, description='pages per query (capped at the corpus size)')
     vrag_ret: bool = Field(False, description='answer a bare list of [{"idx", "image_file"}] per query')
     method: Literal['dense', 'bm25', 'hybrid'] | None = Field(None, description="search method; default: the index's")
@@ -34,7 +35,8 @@ class SearchRequest(BaseModel):
     def _text(cls, qs):
         for i, q in enumerate(qs):
             try: q.encode('utf-8')
-            except UnicodeEncodeError: raise ValueError(f'queries[{i}] is not valid Unicode text (lone surrogate)') from None
+            except UnicodeEncodeError:
+                raise ValueError(f'queries[{i}] is not valid Unicode text (lone surrogate)') from None
             if not q.strip(): raise ValueError(f'queries[{i}] is blank')
         return qs
 
@@ -108,7 +110,10 @@ def create_app(index: PageIndex, # the index to serve
     @app.get('/health')
     def health():
         "Liveness and what is loaded."
-        return {'status': 'ok', 'pages': len(index), 'vectors': int(index.index.ntotal), 'embedder': index.meta['embedder'], 'method': index.meta['method']}
+        return {
+            'status': 'ok', 'pages': len(index), 'vectors': int(index.index.ntotal), 'embedder': index.meta['embedder'],
+            'method': index.meta['method']
+        }
 
     @app.get('/pages/{doc}/{page}', response_class=FileResponse)
     def page_image(doc: Annotated[str, StringConstraints(max_length=500)], page: int):
@@ -126,12 +131,15 @@ class SearchClient:
                  retries: int = 2, # retries on connection errors
                 ):
         self.base_url = base_url.rstrip('/')
-        self.http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=httpx.HTTPTransport(retries=retries))
+        self.http = httpx.Client(base_url=self.base_url, timeout=timeout,
+                                 transport=httpx.HTTPTransport(retries=retries))
 
     def _page(self, rec: dict) -> Page:
         if rec.get('type') == 'video':  # a video chunk: its clip is used when it is readable here, else only its frame
             clip = rec.get('file_path', '') if Path(rec.get('file_path', '')).exists() else ''
-            p = self._page({k: v for k, v in rec.items() if k not in ('type', 'file_path')} | {'file_path': rec.get('image', '')})
+            p = self._page({k: v
+                            for k, v in rec.items() if k not in ('type', 'file_path')} |
+                           {'file_path': rec.get('image', '')})
             p.video, p.start, p.end = clip, float(rec.get('start', 0)), float(rec.get('end', 0))
             return p
         path = rec.get('file_path') or rec.get('image_file') or ''
@@ -153,8 +161,11 @@ class SearchClient:
         "POST /search and turn the wire format back into `Hit`s; raises `httpx.HTTPStatusError` with the server's message on 4xx/5xx."
         single = isinstance(queries, str)
         r = self.http.post('/search', json={'queries': [queries] if single else list(queries), 'top_k': top_k})
-        if r.is_error: raise httpx.HTTPStatusError(f'search failed ({r.status_code}): {r.text[:300]}', request=r.request, response=r)
-        out = [[Hit(self._page(rec), float(s), k) for k, (s, rec) in enumerate(zip(res['score'], res['data']))] for res in r.json()['results']]
+        if r.is_error:
+            raise httpx.HTTPStatusError(f'search failed ({r.status_code}): {r.text[:300]}', request=r.request,
+                                        response=r)
+        out = [[Hit(self._page(rec), float(s), k) for k, (s, rec) in enumerate(zip(res['score'], res['data']))]
+               for res in r.json()['results']]
         return out[0] if single else out
 
     def health(self) -> dict:

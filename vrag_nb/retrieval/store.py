@@ -63,7 +63,8 @@ def load_shards(ckpt: Path, # checkpoint dir holding `vec_<start>_<end>.npz` sha
         if start != nxt or end > n_pages: break
         z = np.load(f)
         v, o = z['vecs'], z['owner']
-        if v.ndim != 2 or v.shape[1] != dim or len(o) != len(v) or (len(o) and (o.min() < start or o.max() >= end)): break
+        if v.ndim != 2 or v.shape[1] != dim or len(o) != len(v) or (len(o) and (o.min() < start or o.max() >= end)):
+            break
         shards.append((v, o)); nxt = end
     return shards
 

@@ -43,7 +43,8 @@ class VLMEmbedder:
         if self.tok.pad_token is None: self.tok.pad_token = self.tok.eos_token
         import inspect
         base = getattr(model, 'model', model)
-        self.needs_types = 'mm_token_type_ids' in inspect.signature(base.forward).parameters  # Qwen3-VL's M-RoPE needs them
+        # Qwen3-VL's M-RoPE needs them
+        self.needs_types = 'mm_token_type_ids' in inspect.signature(base.forward).parameters
         self.image_token_id = self.tok.convert_tokens_to_ids('<|image_pad|>')
 
     def _text(self, content: str) -> str:
@@ -65,7 +66,8 @@ class VLMEmbedder:
         dev = next(self.model.parameters()).device
         dtype = next(self.model.parameters()).dtype
         extra = {k: (v.to(dev, dtype) if k == 'pixel_values' else v.to(dev)) for k, v in extra.items()}
-        if self.needs_types: extra['mm_token_type_ids'] = (enc['input_ids'] == self.image_token_id).int().to(dev)  # text 0, image 1
+        # text 0, image 1
+        if self.needs_types: extra['mm_token_type_ids'] = (enc['input_ids'] == self.image_token_id).int().to(dev)
         base = getattr(self.model, 'model', self.model)
         with torch.no_grad():
             out = base(input_ids=enc['input_ids'].to(dev), attention_mask=enc['attention_mask'].to(dev), **extra)
@@ -104,8 +106,9 @@ def _tiny_tokenizer():
     return tok, {t: tok.convert_tokens_to_ids(t) for t in VISION}
 
 def _text_cfg(tok, **kw):
-    return dict(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                max_position_embeddings=4096, bos_token_id=None, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, **kw)
+    return dict(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                num_key_value_heads=2, max_position_embeddings=4096, bos_token_id=None, eos_token_id=tok.eos_token_id,
+                pad_token_id=tok.pad_token_id, **kw)
 
 def tiny_qwen25vl(seed: int = 0, # weight initialisation seed
                  ): # (model, tokenizer, image_processor)
@@ -115,12 +118,14 @@ def tiny_qwen25vl(seed: int = 0, # weight initialisation seed
     tok, ids = _tiny_tokenizer()
     cfg = Qwen2_5_VLConfig(
         text_config=_text_cfg(tok, rope_scaling={'type': 'mrope', 'mrope_section': [2, 3, 3]}),
-        vision_config=dict(depth=2, hidden_size=32, num_heads=2, intermediate_size=64, out_hidden_size=64, patch_size=14,
-                           spatial_merge_size=2, temporal_patch_size=2, window_size=56, fullatt_block_indexes=[1]),
-        image_token_id=ids['<|image_pad|>'], video_token_id=ids['<|video_pad|>'],
-        vision_start_token_id=ids['<|vision_start|>'], vision_end_token_id=ids['<|vision_end|>'])
+        vision_config=dict(depth=2, hidden_size=32, num_heads=2, intermediate_size=64, out_hidden_size=64,
+                           patch_size=14, spatial_merge_size=2, temporal_patch_size=2, window_size=56,
+                           fullatt_block_indexes=[1]), image_token_id=ids['<|image_pad|>'],
+        video_token_id=ids['<|video_pad|>'], vision_start_token_id=ids['<|vision_start|>'],
+        vision_end_token_id=ids['<|vision_end|>'])
     torch.manual_seed(seed)
-    return Qwen2_5_VLForConditionalGeneration(cfg).eval(), tok, Qwen2VLImageProcessorPil(min_pixels=56 * 56, max_pixels=112 * 112)
+    return Qwen2_5_VLForConditionalGeneration(cfg).eval(), tok, Qwen2VLImageProcessorPil(
+        min_pixels=56 * 56, max_pixels=112 * 112)
 
 def tiny_qwen3vl(seed: int = 0, # weight initialisation seed
                 ): # (model, tokenizer, image_processor)
@@ -129,10 +134,14 @@ def tiny_qwen3vl(seed: int = 0, # weight initialisation seed
     from transformers import Qwen3VLConfig, Qwen3VLForConditionalGeneration, Qwen2VLImageProcessorPil
     tok, ids = _tiny_tokenizer()
     cfg = Qwen3VLConfig(
-        text_config=_text_cfg(tok, head_dim=16, rope_scaling={'rope_type': 'default', 'mrope_section': [2, 3, 3], 'mrope_interleaved': True}),
-        vision_config=dict(depth=2, hidden_size=32, num_heads=2, intermediate_size=64, out_hidden_size=64, patch_size=16, spatial_merge_size=2,
-                           temporal_patch_size=2, deepstack_visual_indexes=[1], num_position_embeddings=64),
-        image_token_id=ids['<|image_pad|>'], video_token_id=ids['<|video_pad|>'],
-        vision_start_token_id=ids['<|vision_start|>'], vision_end_token_id=ids['<|vision_end|>'])
+        text_config=_text_cfg(
+            tok, head_dim=16,
+            rope_scaling={'rope_type': 'default', 'mrope_section': [2, 3, 3], 'mrope_interleaved': True}),
+        vision_config=dict(depth=2, hidden_size=32, num_heads=2, intermediate_size=64, out_hidden_size=64,
+                           patch_size=16, spatial_merge_size=2, temporal_patch_size=2, deepstack_visual_indexes=[1],
+                           num_position_embeddings=64), image_token_id=ids['<|image_pad|>'],
+        video_token_id=ids['<|video_pad|>'], vision_start_token_id=ids['<|vision_start|>'],
+        vision_end_token_id=ids['<|vision_end|>'])
     torch.manual_seed(seed)
-    return Qwen3VLForConditionalGeneration(cfg).eval(), tok, Qwen2VLImageProcessorPil(min_pixels=64 * 64, max_pixels=128 * 128, patch_size=16)
+    return Qwen3VLForConditionalGeneration(cfg).eval(), tok, Qwen2VLImageProcessorPil(
+        min_pixels=64 * 64, max_pixels=128 * 128, patch_size=16)

@@ -32,7 +32,8 @@ def _tools(config: str):
 def _align_turns(merge, turn_ids: list[int], turn: int) -> list[int]:
     "Apply a continuous-token merge's edits to the per-token turn ids, as verl does to the mask (-1: not a model token)."
     t = turn_ids[:len(turn_ids) - merge.removed_prefix_token_count]
-    return t + [-1] * len(merge.inserted_token_ids) + [turn if merge.kind == 'assistant' else -1] * merge.appended_token_count
+    return t + [-1] * len(merge.inserted_token_ids) + [turn if merge.kind == 'assistant' else -1
+                                                       ] * merge.appended_token_count
 
 def _question(raw_prompt) -> str:
     "The question from a VRAG prompt (the text after the last 'Question:')."
@@ -60,8 +61,9 @@ class VRAGAgentLoop(AgentLoopBase):
                  **kwargs): # verl's AgentLoopBase arguments
         super().__init__(*args, **kwargs)
         from omegaconf import OmegaConf, DictConfig
-        cfg = dict(index=str(index) if index else None, search_url=search_url, observation=observation, obs_chars=obs_chars,
-                   max_turns=max_turns, pad=pad, min_pixels=min_pixels, max_pixels=max_pixels, allow_crop=allow_crop, prompt=prompt)
+        cfg = dict(index=str(index) if index else None, search_url=search_url, observation=observation,
+                   obs_chars=obs_chars, max_turns=max_turns, pad=pad, min_pixels=min_pixels, max_pixels=max_pixels,
+                   allow_crop=allow_crop, prompt=prompt)
         self.turn_tokens = turn_tokens
         self.search_tool, self.crop_tool = _tools(json.dumps(cfg, sort_keys=True))
         self.judge = OmegaConf.to_container(judge) if isinstance(judge, DictConfig) else judge
@@ -113,18 +115,23 @@ async def _play(self: VRAGAgentLoop, ep, iid, sampling_params, gt):
             ids, turn_ids, lps = mr.token_ids, _align_turns(mr, turn_ids, -1), new_lps or lps
         if len(mask) >= self.response_length: ep.fail('response budget spent'); break
         t0 = time.perf_counter()
-        o = await self.server_manager.generate(request_id=iid, prompt_ids=ids, image_data=list(images) or None,
-                                               sampling_params={**sampling_params, 'max_tokens': min(self.response_length - len(mask), self.turn_tokens or 10**9)})
+        o = await self.server_manager.generate(
+            request_id=iid, prompt_ids=ids, image_data=list(images) or None, sampling_params={
+                **sampling_params, 'max_tokens': min(self.response_length - len(mask), self.turn_tokens or 10**9)
+            })
         t_gen += time.perf_counter() - t0
-        mr, mask, new_lps = await self.ct_merge_assistant_token(ids, o.token_ids, mask, lps if (lps or o.log_probs) else None,
+        mr, mask, new_lps = await self.ct_merge_assistant_token(ids, o.token_ids, mask, lps if
+                                                                (lps or o.log_probs) else None,
                                                                 assistant_logprobs=o.log_probs or None)
         ids, turn_ids, lps = mr.token_ids, _align_turns(mr, turn_ids, turn), new_lps or lps
         reply, t0 = self.tokenizer.decode(o.token_ids, skip_special_tokens=True), time.perf_counter()
         await loop.run_in_executor(None, lambda: ep.act(reply, observe=self._observe(ep)))
         t_tool += time.perf_counter() - t0
-        chat.append(self._convert(ep.messages[len(chat)], images)); turn += 1  # the reply; what follows it is merged next turn
+        # the reply; what follows it is merged next turn
+        chat.append(self._convert(ep.messages[len(chat)], images)); turn += 1
         if len(mask) >= self.response_length and not ep.done: ep.fail('response budget spent')
-    return await self._finish(ep, ids, n_prompt, mask, lps, turn_ids, images, gt, dict(generate_sequences=t_gen, tool_calls=t_tool))
+    return await self._finish(ep, ids, n_prompt, mask, lps, turn_ids, images, gt,
+                              dict(generate_sequences=t_gen, tool_calls=t_tool))
 
 # %% ../../../nbs/07e_rl.verl.agent.ipynb #518fc582
 @patch
@@ -132,27 +139,38 @@ async def _finish(self: VRAGAgentLoop, ep, ids, n_prompt, mask, lps, turn_ids, i
     "Score the episode, prune GGPO's turns from the mask, and pack verl's output."
     from vrag_nb.eval.rewards import score, answer_text, judge_for
     traj, R, s, pruned, model_mask = ep.trajectory(), self.response_length, None, [], list(mask)
-    extra = {'turn_ids': turn_ids[:R], 'model_mask': model_mask[:R], 'retrieved': traj['retrieved'], 'answer': answer_text(traj)}
+    extra = {
+        'turn_ids': turn_ids[:R], 'model_mask': model_mask[:R], 'retrieved': traj['retrieved'],
+        'answer': answer_text(traj)
+    }
     if gt:
-        s = await asyncio.get_running_loop().run_in_executor(None, lambda: score(traj, gt['answer'], list(gt['gold_pages']), judge_for(self.judge), self.preset))
+        s = await asyncio.get_running_loop().run_in_executor(
+            None, lambda: score(traj, gt['answer'], list(gt['gold_pages']), judge_for(self.judge), self.preset))
         if self.ggpo:
             turns, graph, retrieved = vrag_turns(traj)
-            pruned = prune_mask(turns, s['r_ans'] > 0, answer_path(graph), valuable_retrievals(retrieved, gt['gold_pages']))
+            pruned = prune_mask(turns, s['r_ans'] > 0, answer_path(graph),
+                                valuable_retrievals(retrieved, gt['gold_pages']))
             mask = ggpo_response_mask(torch.tensor(mask), torch.tensor(turn_ids), pruned).tolist()
-        extra['reward_extra_info'] = {k: float(s[k]) for k in ('r_ans', 'r_pat', 'r_ret')} | {'pruned': sum(pruned) / max(len(pruned), 1)}
+        extra['reward_extra_info'] = {k: float(s[k])
+                                      for k in ('r_ans', 'r_pat', 'r_ret')
+                                      } | {'pruned': sum(pruned) / max(len(pruned), 1)}
     extra['pruned_turns'] = pruned
     return AgentLoopOutput(prompt_ids=ids[:n_prompt], response_ids=ids[n_prompt:][:R], response_mask=mask[:R],
-                           response_logprobs=lps[:R] if lps else None, multi_modal_data={'images': images} if images else {},
-                           reward_score=s['score'] if s else None, num_turns=len(ep.messages), metrics=metrics, extra_fields=extra)
+                           response_logprobs=lps[:R] if lps else None,
+                           multi_modal_data={'images': images} if images else {},
+                           reward_score=s['score'] if s else None, num_turns=len(ep.messages), metrics=metrics,
+                           extra_fields=extra)
 
 # %% ../../../nbs/07e_rl.verl.agent.ipynb #e76cf154
 def agent_loop_config(path: str | Path, # the .yaml to write
                       **kw, # `VRAGAgentLoop` settings: index or search_url, observation, max_turns, judge, preset, ggpo, ...
                      ) -> Path:
     "Write verl's agent-loop config registering `VRAGAgentLoop` as `vrag_agent` with these settings."
-    if not (kw.get('index') or kw.get('search_url')): raise ValueError('give index (a PageIndex dir on every rollout worker) or search_url')
+    if not (kw.get('index') or kw.get('search_url')):
+        raise ValueError('give index (a PageIndex dir on every rollout worker) or search_url')
     kw = {k: str(v) if isinstance(v, Path) else v for k, v in kw.items()}
-    atomic_write(path, json.dumps([{'name': AGENT_NAME, '_target_': 'vrag_nb.rl.verl.agent.VRAGAgentLoop', **kw}], indent=1))
+    atomic_write(path,
+                 json.dumps([{'name': AGENT_NAME, '_target_': 'vrag_nb.rl.verl.agent.VRAGAgentLoop', **kw}], indent=1))
     return Path(path)
 
 def agent_loop_overrides(config_path: str | Path, # from `agent_loop_config`
@@ -174,8 +192,11 @@ def local_trainer_config(model: str, # model path (verl's actor_rollout_ref.mode
     from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
     from vrag_nb.rl.verl.ext import verl_overrides
     alc = agent_loop_config(Path(work_dir)/'agent_loop.yaml', **loop)
-    with initialize_config_dir(config_dir=os.path.join(os.path.dirname(verl.__file__), 'trainer', 'config'), version_base=None):
-        c = compose('ppo_trainer', overrides=verl_overrides(model=str(model), data__max_response_length=response_length, **agent_loop_overrides(alc)))
+    with initialize_config_dir(config_dir=os.path.join(os.path.dirname(verl.__file__), 'trainer', 'config'),
+                               version_base=None):
+        c = compose(
+            'ppo_trainer', overrides=verl_overrides(model=str(model), data__max_response_length=response_length,
+                                                    **agent_loop_overrides(alc)))
     for a in OmegaConf.load(c.actor_rollout_ref.rollout.agent.agent_loop_config_path): _agent_loop_registry[a.name] = a
     return c
 
@@ -204,11 +225,14 @@ async def play(config, # from `local_trainer_config`
     from verl.experimental.agent_loop.agent_loop import _agent_loop_registry, DictConfigWrap, ToolListWrap
     from verl.utils.dataset.rl_dataset import RLHFDataset
     logging.getLogger(_BUILDER_LOG).addFilter(_ONCE)  # adding it again is a no-op
-    loop = hydra.utils.instantiate(config=_agent_loop_registry[config.actor_rollout_ref.rollout.agent.default_agent_loop],
-                                   trainer_config=DictConfigWrap(config=config), server_manager=server, tokenizer=tokenizer, processor=None,
-                                   hf_model_type=_model_type(config.actor_rollout_ref.model.path), dataset_cls=RLHFDataset,
-                                   data_config=DictConfigWrap(config.data), tools=ToolListWrap([]))
-    return await loop.run({'temperature': 1.0, **sampling_params}, **{k: row[k] for k in ('raw_prompt', 'extra_info', 'reward_model')})
+    loop = hydra.utils.instantiate(
+        config=_agent_loop_registry[config.actor_rollout_ref.rollout.agent.default_agent_loop],
+        trainer_config=DictConfigWrap(config=config), server_manager=server, tokenizer=tokenizer, processor=None,
+        hf_model_type=_model_type(config.actor_rollout_ref.model.path), dataset_cls=RLHFDataset,
+        data_config=DictConfigWrap(config.data), tools=ToolListWrap([]))
+    return await loop.run({'temperature': 1.0, **sampling_params},
+                          **{k: row[k]
+                             for k in ('raw_prompt', 'extra_info', 'reward_model')})
 
 def parquet_rows(path: str | Path, # a parquet file from `verl_ext.to_verl_parquet`
                 ) -> list[dict]: # one dict per row, with `raw_prompt` added
