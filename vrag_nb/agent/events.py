@@ -14,7 +14,7 @@ __all__ = ['EVENTS', 'Event', 'Think', 'Content', 'Delta', 'Cut', 'Search', 'Sea
            'Answer', 'Invalid', 'Error', 'MaxSteps', 'Done', 'check_event', 'describe_event', 'save_trajectory',
            'load_trajectory']
 
-# %% ../../nbs/04_agent.events.ipynb #1a0c2a06
+# %% ../../nbs/04_agent.events.ipynb #777e8462
 class Event(TypedDict):
     "Every event: its kind, and the step (model call, 0-based) it belongs to."
     event: str  # the kind: a key of `EVENTS`
@@ -37,6 +37,7 @@ class Cut(Event):
     "The reply was cut to its turn's budget, or the endpoint stopped it at its limit (`core.cut_reply`)."
     reason: str  # what was cut and why
 
+# %% ../../nbs/04_agent.events.ipynb #6e6045c5
 class Search(Event, total=False):
     "A search action."
     query: str  # the query, at most `core.MAX_QUERY_CHARS` characters
@@ -79,6 +80,7 @@ class Error(Event):
     "A policy failure or an interruption (the run ends unfinished); in VimRAG also a tool call that failed."
     error: str
 
+# %% ../../nbs/04_agent.events.ipynb #efe4ab18
 class MaxSteps(TypedDict):
     "The step budget ran out without an answer."
     event: str
@@ -89,7 +91,7 @@ class Done(TypedDict):
     event: str
     trajectory: dict  # the whole trajectory (`save_trajectory` writes it)
 
-
+# %% ../../nbs/04_agent.events.ipynb #a0da2ec7
 EVENTS = {
     'think': Think, 'content': Content, 'delta': Delta, 'cut': Cut, 'search': Search, 'search_image': SearchImage,
     'search_done': SearchDone, 'crop': Crop, 'memorize': Memorize, 'answer': Answer, 'invalid': Invalid, 'error': Error,

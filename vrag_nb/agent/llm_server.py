@@ -17,7 +17,7 @@ from .local_llm import LocalChatModel
 # %% auto #0
 __all__ = ['ChatRequest', 'create_llm_app', 'vrag_serve_llm', 'recorded']
 
-# %% ../../nbs/04e_agent.llm_server.ipynb #5e8e692e
+# %% ../../nbs/04e_agent.llm_server.ipynb #c75ad98b
 class ChatRequest(BaseModel):
     "The body of `POST /v1/chat/completions` (the fields this server uses; other OpenAI fields are ignored)."
     model_config = ConfigDict(extra='allow')
@@ -34,6 +34,7 @@ class ChatRequest(BaseModel):
     # chat-template variables, as vLLM takes them (e.g. {'enable_thinking': true})
     chat_template_kwargs: dict[str, Any] | None = None
 
+# %% ../../nbs/04e_agent.llm_server.ipynb #9741d0a3
 def _error(status, message, kind='invalid_request_error'):
     return JSONResponse({'error': {'message': message, 'type': kind, 'code': status}}, status_code=status)
 

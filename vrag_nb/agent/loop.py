@@ -6,6 +6,7 @@
 from __future__ import annotations
 from itertools import groupby
 from typing import Callable, Iterator
+from fastcore.basics import patch
 from ..core import MIN_PIXELS, MAX_PIXELS, MAX_QUERY_CHARS, CHARS_PER_TOKEN, model_text, cut_reply, Reply
 from .views import page_view, crop_view
 from .grammar import Action, parse_action, PROMPT, INVALID, FINAL
@@ -37,65 +38,6 @@ class Episode:
     def _emit(self, ev):
         self.events.append(ev); return ev
 
-    def observe(self, act: Action, # a parsed search or bbox action
-               ) -> list[dict]: # its events (search + search_image, or crop), without step numbers
-        "Carry out a search or bbox action: add the image it yields to the conversation; raises `ValueError` when it cannot be done (a query over `MAX_QUERY_CHARS`, nothing left to see, no image to crop, cropping off, box outside the image)."
-        a = self.agent
-        if act.kind == 'search':
-            if len(act.content) > MAX_QUERY_CHARS:
-                raise ValueError(
-                    f'the search query has {len(act.content):,} characters; the limit is {MAX_QUERY_CHARS:,}')
-            hits = a.search(act.content, top_k=len(self.seen) + 1)
-            hit = next((h for h in hits if h.page.pid not in self.seen), None)
-            if hit is None:
-                raise ValueError(
-                    f'no page left that you have not seen for {act.content!r}: search something else or answer')
-            self.seen.append(hit.page.pid)
-            view = page_view(hit.page, a.min_pixels, a.max_pixels)
-            evs = [{'event': 'search', 'query': act.content}, {
-                'event': 'search_image', 'doc': hit.page.doc, 'page': hit.page.page, 'score': hit.score,
-                'view': view.to_dict()
-            }]
-        else:
-            if not a.allow_crop: raise ValueError('cropping is off in this run: search or answer')
-            if not self.views: raise ValueError('there is no image to crop yet: search first')
-            view = crop_view(self.views[-1], act.content, a.pad, a.min_pixels, a.max_pixels)
-            evs = [{
-                'event': 'crop', 'bbox': act.content, 'source': self.views[-1].to_dict(), 'region': list(view.region),
-                'view': view.to_dict()
-            }]
-        self.views.append(view)
-        self.messages.append({'role': 'user', 'content': [{'type': 'image', 'view': view.to_dict()}]})
-        return evs
-
-    def act(self, reply: str, # the policy's reply to `next_messages()`
-            observe: Callable | None = None, # carries out a search/bbox `Action` like `observe` (default); the verl tools (07d) pass theirs
-           ) -> list[dict]: # this step's events (cut / think / search / search_image / crop / invalid / answer / max_steps)
-        "Take one model reply: bound it, parse it, search or crop, and return the step's events; raises `RuntimeError` once the episode is done."
-        if self.done: raise RuntimeError('the episode is over: start a new one')
-        step, out = self.step, []
-        reply, why = take_reply(reply, self.agent.max_reply_tokens)
-        if why: out.append(self._emit({'event': 'cut', 'step': step, 'reason': why}))
-        self.messages.append({'role': 'assistant', 'content': reply})
-        act = parse_action(reply)
-        if act.think: out.append(self._emit({'event': 'think', 'step': step, 'text': act.think}))
-        if act.kind == 'answer':
-            v = self.views[-1] if self.views else None
-            self.answer = {'text': act.content, 'doc': v.doc if v else None, 'page': v.page if v else None}
-            out.append(self._emit({'event': 'answer', 'step': step, **self.answer})); self.done = True
-            return out
-        error = act.error
-        if not error:
-            try: out += [self._emit({**ev, 'step': step}) for ev in (observe or self.observe)(act)]
-            except ValueError as e: error = str(e)
-        if error:
-            out.append(self._emit({'event': 'invalid', 'step': step, 'error': error, 'reply': reply}))
-            self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': INVALID.format(error=error)}]})
-        self.step += 1
-        if self.step >= self.agent.max_steps:
-            out.append(self._emit({'event': 'max_steps', 'steps': self.agent.max_steps})); self.done = True
-        return out
-
     def fail(self, error: str, # what went wrong, for the `error` event
             ) -> dict:
         "End the episode unfinished with an `error` event (the policy's endpoint is down, Ctrl-C); returns the event."
@@ -114,7 +56,72 @@ class Episode:
                       for m in self.messages), crops=[e['region'] for e in self.events if e['event'] == 'crop'],
             events=self.events, messages=self.messages)
 
-# %% ../../nbs/04a_agent.loop.ipynb #7c38138a
+# %% ../../nbs/04a_agent.loop.ipynb #09ed7ec0
+@patch
+def observe(self: Episode,
+            act: Action, # a parsed search or bbox action
+           ) -> list[dict]: # its events (search + search_image, or crop), without step numbers
+    "Carry out a search or bbox action: add the image it yields to the conversation; raises `ValueError` when it cannot be done (a query over `MAX_QUERY_CHARS`, nothing left to see, no image to crop, cropping off, box outside the image)."
+    a = self.agent
+    if act.kind == 'search':
+        if len(act.content) > MAX_QUERY_CHARS:
+            raise ValueError(
+                f'the search query has {len(act.content):,} characters; the limit is {MAX_QUERY_CHARS:,}')
+        hits = a.search(act.content, top_k=len(self.seen) + 1)
+        hit = next((h for h in hits if h.page.pid not in self.seen), None)
+        if hit is None:
+            raise ValueError(
+                f'no page left that you have not seen for {act.content!r}: search something else or answer')
+        self.seen.append(hit.page.pid)
+        view = page_view(hit.page, a.min_pixels, a.max_pixels)
+        evs = [{'event': 'search', 'query': act.content}, {
+            'event': 'search_image', 'doc': hit.page.doc, 'page': hit.page.page, 'score': hit.score,
+            'view': view.to_dict()
+        }]
+    else:
+        if not a.allow_crop: raise ValueError('cropping is off in this run: search or answer')
+        if not self.views: raise ValueError('there is no image to crop yet: search first')
+        view = crop_view(self.views[-1], act.content, a.pad, a.min_pixels, a.max_pixels)
+        evs = [{
+            'event': 'crop', 'bbox': act.content, 'source': self.views[-1].to_dict(), 'region': list(view.region),
+            'view': view.to_dict()
+        }]
+    self.views.append(view)
+    self.messages.append({'role': 'user', 'content': [{'type': 'image', 'view': view.to_dict()}]})
+    return evs
+
+# %% ../../nbs/04a_agent.loop.ipynb #4612ff28
+@patch
+def act(self: Episode,
+        reply: str, # the policy's reply to `next_messages()`
+        observe: Callable | None = None, # carries out a search/bbox `Action` like `observe` (default); the verl tools (07d) pass theirs
+       ) -> list[dict]: # this step's events (cut / think / search / search_image / crop / invalid / answer / max_steps)
+    "Take one model reply: bound it, parse it, search or crop, and return the step's events; raises `RuntimeError` once the episode is done."
+    if self.done: raise RuntimeError('the episode is over: start a new one')
+    step, out = self.step, []
+    reply, why = take_reply(reply, self.agent.max_reply_tokens)
+    if why: out.append(self._emit({'event': 'cut', 'step': step, 'reason': why}))
+    self.messages.append({'role': 'assistant', 'content': reply})
+    act = parse_action(reply)
+    if act.think: out.append(self._emit({'event': 'think', 'step': step, 'text': act.think}))
+    if act.kind == 'answer':
+        v = self.views[-1] if self.views else None
+        self.answer = {'text': act.content, 'doc': v.doc if v else None, 'page': v.page if v else None}
+        out.append(self._emit({'event': 'answer', 'step': step, **self.answer})); self.done = True
+        return out
+    error = act.error
+    if not error:
+        try: out += [self._emit({**ev, 'step': step}) for ev in (observe or self.observe)(act)]
+        except ValueError as e: error = str(e)
+    if error:
+        out.append(self._emit({'event': 'invalid', 'step': step, 'error': error, 'reply': reply}))
+        self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': INVALID.format(error=error)}]})
+    self.step += 1
+    if self.step >= self.agent.max_steps:
+        out.append(self._emit({'event': 'max_steps', 'steps': self.agent.max_steps})); self.done = True
+    return out
+
+# %% ../../nbs/04a_agent.loop.ipynb #9603d507
 def stream_reply(policy, # has `.stream(messages)`: a generator of {'kind': 'think' | 'content', 'text'} deltas returning the whole reply
                  messages: list[dict], # the conversation it answers
                  step: int, # the step number the `delta` events carry
@@ -164,6 +171,7 @@ def stopped_by(e: BaseException, # what ended a run early, outside the policy's 
     if isinstance(e, GeneratorExit): return 'stopped by the caller before it finished'
     return f'{type(e).__name__}: {e}'
 
+# %% ../../nbs/04a_agent.loop.ipynb #787887a6
 class VRAGAgent:
     "The VRAG search–crop–answer loop: a policy acts, the agent searches, crops and keeps the trajectory."
     def __init__(self,

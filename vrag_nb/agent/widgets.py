@@ -16,7 +16,7 @@ from .views import View, crop_view, to_view_frame
 # %% auto #0
 __all__ = ['bbox_text', 'CropWidget', 'Playground', 'step_frames', 'render_step', 'TrajectoryViewer']
 
-# %% ../../nbs/04c_agent.widgets.ipynb #8a33d36a
+# %% ../../nbs/04c_agent.widgets.ipynb #8aa3de02
 def _jpeg(im: Image.Image, quality: int = 85) -> bytes:
     buf = io.BytesIO(); im.convert('RGB').save(buf, 'JPEG', quality=quality); return buf.getvalue()
 
@@ -25,6 +25,7 @@ def bbox_text(box: list[float], # [x1, y1, x2, y2], model-input pixels
     "The action a model emits for `box`: `<bbox>[x1, y1, x2, y2]</bbox>`, integer pixels."
     return '<bbox>[' + ', '.join(str(round(v)) for v in box) + ']</bbox>'
 
+# %% ../../nbs/04c_agent.widgets.ipynb #e15d2e9f
 class CropWidget(W.VBox):
     "Draw or move a box on an image as the model sees it; shows the zoomed crop and the `<bbox>` text the model would emit."
     def __init__(self,

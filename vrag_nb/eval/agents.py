@@ -82,7 +82,7 @@ def score_row(traj: dict, # from `run_question`
                 finished=any(e['event'] == 'answer' for e in events), retrieved=retrieved, gold=sorted(gold),
                 ndcg=ndcg_reward(retrieved, gold), crops=len(traj.get('crops') or []))
 
-# %% ../../nbs/08a_eval.agents.ipynb #5b2f3120
+# %% ../../nbs/08a_eval.agents.ipynb #23880010
 def _load_rows(path: Path, key: str) -> dict:
     "Rows of a cache file with this settings key, by uid; a torn last line (a killed run) is cut off."
     if not path.exists(): return {}
@@ -102,6 +102,7 @@ def summarize(rows: list[dict], # result rows of one baseline
                                                            for r in rows) / max(sum(r['steps'] for r in rows), 1),
                 finish_rate=mean('finished'), ndcg=mean('ndcg'))
 
+# %% ../../nbs/08a_eval.agents.ipynb #2865b28d
 class _Stoppable:
     "The mode's policy, refusing calls once `stop` is set: on Ctrl-C the questions in flight end at their next model call."
 
@@ -120,6 +121,7 @@ def _file_name(uid: str) -> str:
     safe = re.sub(r'[^\w.-]+', '_', str(uid))[:100]
     return safe if safe == str(uid) else f'{safe}-{hashlib.sha1(str(uid).encode()).hexdigest()[:8]}'
 
+# %% ../../nbs/08a_eval.agents.ipynb #ab9b36e3
 def evaluate_agent(index, # a `PageIndex`
                    examples: list[dict], # unified-format examples (`eval.load_qa`), unique uids
                    out_dir: str | Path, # where the per-baseline caches, trajectories/ and results.json / .csv / .png go
@@ -195,7 +197,6 @@ def evaluate_agent(index, # a `PageIndex`
     write_results(res, out_dir)
     if stop.is_set(): raise KeyboardInterrupt(f'evaluation interrupted: results so far in {out_dir}')
     return res
-
 
 # %% ../../nbs/08a_eval.agents.ipynb #4d843737
 COLUMNS = ('n', 'accuracy', 'anls', 'em', 'f1', 'mean_steps', 'invalid_rate', 'finish_rate', 'ndcg')

@@ -6,6 +6,7 @@
 from __future__ import annotations
 from typing import Protocol, runtime_checkable
 import numpy as np
+from fastcore.basics import patch
 from ..core import Page
 
 # %% auto #0
@@ -92,24 +93,29 @@ class MiniLMEmbedder:
         "Embed pages by their text (text layer or OCR); a page with no text is embedded by its document name."
         return self.embed_texts([p.text or p.doc for p in pages])
 
-    def split_passages(self, text: str, # any text
-                      ) -> list[str]: # overlapping passages of at most `passage_tokens` tokens covering all of `text`
-        "Cut `text` at token boundaries into windows of `passage_tokens` tokens every `passage_stride` tokens."
-        offs = self.splitter.encode(text, add_special_tokens=False).offsets
-        n, size, step = len(offs), self.passage_tokens, self.passage_stride
-        if n <= size: return [text]
-        starts = list(range(0, n - size + 1, step))
-        if starts[-1] + size < n: starts.append(n - size)  # the last window ends at the last token
-        return [text[offs[s][0]:offs[s + size - 1][1]] for s in starts]
-
-    def embed_passages(self, pages: list[Page], # corpus pages
-                      ) -> tuple[np.ndarray, np.ndarray]: # (float32 [m, 384] unit rows, int64 [m] index into `pages`)
-        "Embed every page as overlapping passages, so that no part of a long page is cut off."
-        texts, owner = [], []
-        for i, p in enumerate(pages):
-            ps = self.split_passages(p.text) if p.text.strip() else [p.doc]
-            texts += ps; owner += [i] * len(ps)
-        return self.embed_texts(texts), np.asarray(owner, np.int64)
-
     def __repr__(self):
         return f"MiniLMEmbedder(max_length={self.max_length}, batch_size={self.batch_size}, passages={self.passage_tokens}/{self.passage_stride})"
+
+# %% ../../nbs/02_retrieval.embed.ipynb #8775c545
+@patch
+def split_passages(self: MiniLMEmbedder,
+                   text: str, # any text
+                  ) -> list[str]: # overlapping passages of at most `passage_tokens` tokens covering all of `text`
+    "Cut `text` at token boundaries into windows of `passage_tokens` tokens every `passage_stride` tokens."
+    offs = self.splitter.encode(text, add_special_tokens=False).offsets
+    n, size, step = len(offs), self.passage_tokens, self.passage_stride
+    if n <= size: return [text]
+    starts = list(range(0, n - size + 1, step))
+    if starts[-1] + size < n: starts.append(n - size)  # the last window ends at the last token
+    return [text[offs[s][0]:offs[s + size - 1][1]] for s in starts]
+
+@patch
+def embed_passages(self: MiniLMEmbedder,
+                   pages: list[Page], # corpus pages
+                  ) -> tuple[np.ndarray, np.ndarray]: # (float32 [m, 384] unit rows, int64 [m] index into `pages`)
+    "Embed every page as overlapping passages, so that no part of a long page is cut off."
+    texts, owner = [], []
+    for i, p in enumerate(pages):
+        ps = self.split_passages(p.text) if p.text.strip() else [p.doc]
+        texts += ps; owner += [i] * len(ps)
+    return self.embed_texts(texts), np.asarray(owner, np.int64)

@@ -80,74 +80,76 @@ class PageIndex:
     def __repr__(self):
         return f"PageIndex({str(self.path)!r}, {len(self)} pages, {self.index.ntotal} vectors, {self.meta['embedder']}, {self.meta['kind']}, default {self.meta['method']})"
 
-    @classmethod
-    def build(cls,
-              path: str | Path, # corpus dir with pages.jsonl (from `build_corpus`); the index is written here
-              embedder: Embedder | None = None, # default: `MiniLMEmbedder()`
-              batch_size: int = 64, # pages per embedding call
-              checkpoint_every: int = 256, # write a shard once at least this many new pages are embedded
-              method: str = 'hybrid', # default search method stored in meta.json: 'dense', 'bm25' or 'hybrid'
-              kind: str = 'auto', # FAISS index kind: 'flat', 'hnsw', 'ivfpq', or 'auto' (by size, see 02b_retrieval.ann)
-              progress: bool = True, # tqdm progress bar
-             ) -> PageIndex:
-        "Embed every page (resuming from checkpoint shards), build BM25, write the index files, return the index."
-        path, embedder = Path(path), embedder or MiniLMEmbedder()
-        if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        if kind not in ('auto', *KINDS): raise ValueError(f"kind must be 'auto' or one of {KINDS}, got {kind!r}")
-        pages = absolute_paths(load_pages(path), path)  # embedders that read images get paths they can open
-        if not pages: raise ValueError(f"{path}/pages.jsonl has no pages: nothing to index")
-        ckpt, phash = path/'ckpt', pages_hash(pages)
-        state = dict(embedder=embedder.name, dim=embedder.dim, pages_hash=phash, batch_size=batch_size)
-        if (ckpt/'state.json').exists() and json.loads((ckpt/'state.json').read_text()) != state:
-            print(f"checkpoint in {ckpt} is for another corpus, embedder or batch size: starting over")
-            for f in ckpt.glob('vec_*.np*'): f.unlink()
-        atomic_write(ckpt/'state.json', json.dumps(state))
-        shards = load_shards(ckpt, len(pages), embedder.dim)
-        done = int(shards[-1][1].max()) + 1 if shards else 0
-        pending, start = [], done
-        with tqdm(total=len(pages), initial=done, desc='embed', unit='page', disable=not progress) as bar:
-            for s in range(done, len(pages), batch_size):
-                batch = pages[s:s + batch_size]
-                pending.append(embed_batch(embedder, batch, s)); bar.update(len(batch))
-                end = s + len(batch)
-                if end - start >= checkpoint_every or end == len(pages):
-                    v, o = np.concatenate([p[0] for p in pending]), np.concatenate([p[1] for p in pending])
-                    atomic_write(ckpt/f'vec_{start:08d}_{end:08d}.npz', npz_bytes(vecs=v, owner=o))
-                    shards.append((v, o)); pending, start = [], end
-        vecs, owner = np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])
-        kind = choose_kind(len(pages), len(vecs)) if kind == 'auto' else kind
-        index = make_index(vecs, kind)
-        bm25 = BM25Pages.build([p.text for p in pages])
-        meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages),
-                    vectors=int(index.ntotal), passages=hasattr(embedder, 'embed_passages'),
-                    multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method, fusion=dict(FUSION),
-                    created=datetime.now(timezone.utc).isoformat(timespec='seconds'), version=vrag_nb.__version__,
-                    pages_hash=phash)
-        commit_files(path, index_files(index, owner, bm25, meta))
-        shutil.rmtree(ckpt, ignore_errors=True)
-        return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
+# %% ../../nbs/03_retrieval.index.ipynb #5c89033e
+@patch(cls_method=True)
+def build(cls: PageIndex,
+          path: str | Path, # corpus dir with pages.jsonl (from `build_corpus`); the index is written here
+          embedder: Embedder | None = None, # default: `MiniLMEmbedder()`
+          batch_size: int = 64, # pages per embedding call
+          checkpoint_every: int = 256, # write a shard once at least this many new pages are embedded
+          method: str = 'hybrid', # default search method stored in meta.json: 'dense', 'bm25' or 'hybrid'
+          kind: str = 'auto', # FAISS index kind: 'flat', 'hnsw', 'ivfpq', or 'auto' (by size, see 02b_retrieval.ann)
+          progress: bool = True, # tqdm progress bar
+         ) -> PageIndex:
+    "Embed every page (resuming from checkpoint shards), build BM25, write the index files, return the index."
+    path, embedder = Path(path), embedder or MiniLMEmbedder()
+    if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if kind not in ('auto', *KINDS): raise ValueError(f"kind must be 'auto' or one of {KINDS}, got {kind!r}")
+    pages = absolute_paths(load_pages(path), path)  # embedders that read images get paths they can open
+    if not pages: raise ValueError(f"{path}/pages.jsonl has no pages: nothing to index")
+    ckpt, phash = path/'ckpt', pages_hash(pages)
+    state = dict(embedder=embedder.name, dim=embedder.dim, pages_hash=phash, batch_size=batch_size)
+    if (ckpt/'state.json').exists() and json.loads((ckpt/'state.json').read_text()) != state:
+        print(f"checkpoint in {ckpt} is for another corpus, embedder or batch size: starting over")
+        for f in ckpt.glob('vec_*.np*'): f.unlink()
+    atomic_write(ckpt/'state.json', json.dumps(state))
+    shards = load_shards(ckpt, len(pages), embedder.dim)
+    done = int(shards[-1][1].max()) + 1 if shards else 0
+    pending, start = [], done
+    with tqdm(total=len(pages), initial=done, desc='embed', unit='page', disable=not progress) as bar:
+        for s in range(done, len(pages), batch_size):
+            batch = pages[s:s + batch_size]
+            pending.append(embed_batch(embedder, batch, s)); bar.update(len(batch))
+            end = s + len(batch)
+            if end - start >= checkpoint_every or end == len(pages):
+                v, o = np.concatenate([p[0] for p in pending]), np.concatenate([p[1] for p in pending])
+                atomic_write(ckpt/f'vec_{start:08d}_{end:08d}.npz', npz_bytes(vecs=v, owner=o))
+                shards.append((v, o)); pending, start = [], end
+    vecs, owner = np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])
+    kind = choose_kind(len(pages), len(vecs)) if kind == 'auto' else kind
+    index = make_index(vecs, kind)
+    bm25 = BM25Pages.build([p.text for p in pages])
+    meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages),
+                vectors=int(index.ntotal), passages=hasattr(embedder, 'embed_passages'),
+                multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method, fusion=dict(FUSION),
+                created=datetime.now(timezone.utc).isoformat(timespec='seconds'), version=vrag_nb.__version__,
+                pages_hash=phash)
+    commit_files(path, index_files(index, owner, bm25, meta))
+    shutil.rmtree(ckpt, ignore_errors=True)
+    return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
 
-    @classmethod
-    def load(cls,
-             path: str | Path, # index dir written by `build`
-             embedder: Embedder | None = None, # must match meta.json's embedder; default: built from its name
-            ) -> PageIndex:
-        "Load an index dir, checking meta.json against the files and the embedder; raises `ValueError` on a mismatch."
-        path = Path(path)
-        roll_forward(path)  # an update killed half-way is finished (if committed) or discarded
-        if not (path / 'meta.json').exists():
-            raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
-        meta = json.loads((path/'meta.json').read_text())
-        embedder = embedder or _embedder_by_name(meta['embedder'])
-        if (embedder.name, embedder.dim) != (meta['embedder'], meta['dim']):
-            raise ValueError(
-                f"index {path} was built with {meta['embedder']} (dim {meta['dim']}), not {embedder.name} (dim {embedder.dim})"
-            )
-        index = faiss.deserialize_index(np.fromfile(path/'index.faiss', dtype=np.uint8))
-        owner, pages = np.load(path/'owner.npy')['owner'], load_pages(path)
-        if not (index.ntotal == meta.get('vectors') == len(owner)) or len(pages) != meta['count'] or index.d != meta['dim'] or (len(owner) and owner.max() >= len(pages)):
-            raise ValueError(f"index {path} is inconsistent: {index.ntotal} vectors of dim {index.d}, {len(owner)} owners, {len(pages)} pages; meta.json says {meta.get('vectors')} vectors, {meta['count']} pages, dim {meta['dim']}")
-        return cls(path, absolute_paths(pages, path), to_gpu(index), owner, BM25Pages.load(path/'bm25', len(pages)), embedder, meta)
+# %% ../../nbs/03_retrieval.index.ipynb #b2790398
+@patch(cls_method=True)
+def load(cls: PageIndex,
+         path: str | Path, # index dir written by `build`
+         embedder: Embedder | None = None, # must match meta.json's embedder; default: built from its name
+        ) -> PageIndex:
+    "Load an index dir, checking meta.json against the files and the embedder; raises `ValueError` on a mismatch."
+    path = Path(path)
+    roll_forward(path)  # an update killed half-way is finished (if committed) or discarded
+    if not (path / 'meta.json').exists():
+        raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
+    meta = json.loads((path/'meta.json').read_text())
+    embedder = embedder or _embedder_by_name(meta['embedder'])
+    if (embedder.name, embedder.dim) != (meta['embedder'], meta['dim']):
+        raise ValueError(
+            f"index {path} was built with {meta['embedder']} (dim {meta['dim']}), not {embedder.name} (dim {embedder.dim})"
+        )
+    index = faiss.deserialize_index(np.fromfile(path/'index.faiss', dtype=np.uint8))
+    owner, pages = np.load(path/'owner.npy')['owner'], load_pages(path)
+    if not (index.ntotal == meta.get('vectors') == len(owner)) or len(pages) != meta['count'] or index.d != meta['dim'] or (len(owner) and owner.max() >= len(pages)):
+        raise ValueError(f"index {path} is inconsistent: {index.ntotal} vectors of dim {index.d}, {len(owner)} owners, {len(pages)} pages; meta.json says {meta.get('vectors')} vectors, {meta['count']} pages, dim {meta['dim']}")
+    return cls(path, absolute_paths(pages, path), to_gpu(index), owner, BM25Pages.load(path/'bm25', len(pages)), embedder, meta)
 
 # %% ../../nbs/03_retrieval.index.ipynb #797455bd
 def absolute_paths(pages: list[Page], # pages as stored in pages.jsonl (paths relative to the index dir)

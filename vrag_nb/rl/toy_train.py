@@ -15,7 +15,7 @@ from .toy import ToyEnv, TinyPolicy, collect, grpo_step
 # %% auto #0
 __all__ = ['toy_corpus', 'train', 'plot_metrics', 'vrag_train']
 
-# %% ../../nbs/07a_rl.toy_train.ipynb #b21d9d88
+# %% ../../nbs/07a_rl.toy_train.ipynb #ddd6098c
 def toy_corpus(pdfs: tuple = ('sample631.pdf', 'sample-sigconf.pdf'), # bundled PDFs the game is played on
               ) -> tuple: # (PageIndex, examples)
     "The toy's index (two bundled papers, built once into the cache dir) and its questions from `data/qa.json`."
@@ -31,6 +31,7 @@ def toy_corpus(pdfs: tuple = ('sample631.pdf', 'sample-sigconf.pdf'), # bundled 
         PageIndex.build(out, progress=False)
     return PageIndex.load(out), [e for e in load_qa(data/'qa.json') if e['meta_info']['file_name'] in pdfs]
 
+# %% ../../nbs/07a_rl.toy_train.ipynb #bbc1a61a
 def _rng_state(gen, rnd): return dict(torch=torch.get_rng_state(), gen=gen.get_state(), rnd=rnd.getstate())
 
 def train(index, examples: list[dict], # the game: an index and its questions

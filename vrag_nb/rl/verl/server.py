@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio, hashlib, json
 from typing import Any
 import torch
+from fastcore.basics import patch
 from verl.workers.rollout.replica import TokenOutput
 
 # %% auto #0
@@ -42,66 +43,72 @@ class LocalServer:
             probs = torch.zeros_like(probs).scatter(0, si[keep], sp[keep])
         return int(torch.multinomial(probs, 1, generator=gen))
 
-    def _run(self, reqs: list) -> list[TokenOutput]:
-        "Decode a batch of (prompt ids, sampling params, seed) with a KV cache; each row has its own generator and token limit (runs in a thread)."
-        prompts, p, B = [r[0] for r in reqs], reqs[0][1], len(reqs)
-        limits = [int(r[1].get('max_tokens') or self.max_tokens) for r in reqs]
-        temp, top_p, top_k = float(p.get('temperature') or 0), float(p.get('top_p') or 1.0), int(p.get('top_k') or -1)
-        T = max(map(len, prompts))
-        inp = torch.tensor([[self.pad_id] * (T - len(x)) + x for x in prompts], device=self.device)
-        att = torch.tensor([[0] * (T - len(x)) + [1] * len(x) for x in prompts], device=self.device)
-        pos, past, gens = (att.cumsum(1) - 1).clamp(min=0), None, [torch.Generator().manual_seed(r[2]) for r in reqs]
-        toks, lps, done = [[] for _ in reqs], [[] for _ in reqs], [False] * B
-        with torch.no_grad():
-            for _ in range(max(limits)):
-                o = self.model(input_ids=inp, attention_mask=att, position_ids=pos, past_key_values=past,
-                               use_cache=True)
-                past, logits = o.past_key_values, o.logits[:, -1].float().cpu()
-                logp, nxt = logits.log_softmax(-1), []
-                for i in range(B):
-                    k = self.pad_id if done[i] else self._sample(logits[i], temp, top_p, top_k, gens[i])
-                    if not done[i]:
-                        toks[i].append(k); lps[i].append(float(logp[i, k]))
-                        done[i] = k in self.stop_ids or len(toks[i]) >= limits[i]
-                    nxt.append(k)
-                if all(done): break
-                inp, att, pos = torch.tensor(nxt, device=self.device)[:, None], torch.cat(
-                    [att, torch.ones(B, 1, dtype=att.dtype, device=self.device)], 1), pos[:, -1:] + 1
-        self.batches += 1
-        return [TokenOutput(token_ids=t, log_probs=l, stop_reason='completed') for t, l in zip(toks, lps)]
+# %% ../../../nbs/07e_rl.verl.server.ipynb #7df69a8a
+@patch
+def _run(self: LocalServer, reqs: list) -> list[TokenOutput]:
+    "Decode a batch of (prompt ids, sampling params, seed) with a KV cache; each row has its own generator and token limit (runs in a thread)."
+    prompts, p, B = [r[0] for r in reqs], reqs[0][1], len(reqs)
+    limits = [int(r[1].get('max_tokens') or self.max_tokens) for r in reqs]
+    temp, top_p, top_k = float(p.get('temperature') or 0), float(p.get('top_p') or 1.0), int(p.get('top_k') or -1)
+    T = max(map(len, prompts))
+    inp = torch.tensor([[self.pad_id] * (T - len(x)) + x for x in prompts], device=self.device)
+    att = torch.tensor([[0] * (T - len(x)) + [1] * len(x) for x in prompts], device=self.device)
+    pos, past, gens = (att.cumsum(1) - 1).clamp(min=0), None, [torch.Generator().manual_seed(r[2]) for r in reqs]
+    toks, lps, done = [[] for _ in reqs], [[] for _ in reqs], [False] * B
+    with torch.no_grad():
+        for _ in range(max(limits)):
+            o = self.model(input_ids=inp, attention_mask=att, position_ids=pos, past_key_values=past,
+                           use_cache=True)
+            past, logits = o.past_key_values, o.logits[:, -1].float().cpu()
+            logp, nxt = logits.log_softmax(-1), []
+            for i in range(B):
+                k = self.pad_id if done[i] else self._sample(logits[i], temp, top_p, top_k, gens[i])
+                if not done[i]:
+                    toks[i].append(k); lps[i].append(float(logp[i, k]))
+                    done[i] = k in self.stop_ids or len(toks[i]) >= limits[i]
+                nxt.append(k)
+            if all(done): break
+            inp, att, pos = torch.tensor(nxt, device=self.device)[:, None], torch.cat(
+                [att, torch.ones(B, 1, dtype=att.dtype, device=self.device)], 1), pos[:, -1:] + 1
+    self.batches += 1
+    return [TokenOutput(token_ids=t, log_probs=l, stop_reason='completed') for t, l in zip(toks, lps)]
 
-    async def _drain(self):
-        await asyncio.sleep(0.01)  # let every episode that is ready ask first
-        while self.queue:
-            todo, self.queue = self.queue, []
-            groups = {}  # one batch per sampling setting; token limits differ per row
-            for r in todo:
-                groups.setdefault(
-                    json.dumps({k: v
-                                for k, v in r[1].items() if k != 'max_tokens'}, sort_keys=True, default=str),
-                    []).append(r)
-            for items in groups.values():
-                try:
-                    outs = await asyncio.get_running_loop().run_in_executor(None, self._run, [x[:3] for x in items])
-                    for x, o in zip(items, outs): x[3].set_result(o)
-                except Exception as e:
-                    for x in items: x[3].set_exception(e)
-            await asyncio.sleep(0)
+@patch
+async def _drain(self: LocalServer):
+    await asyncio.sleep(0.01)  # let every episode that is ready ask first
+    while self.queue:
+        todo, self.queue = self.queue, []
+        groups = {}  # one batch per sampling setting; token limits differ per row
+        for r in todo:
+            groups.setdefault(
+                json.dumps({k: v
+                            for k, v in r[1].items() if k != 'max_tokens'}, sort_keys=True, default=str),
+                []).append(r)
+        for items in groups.values():
+            try:
+                outs = await asyncio.get_running_loop().run_in_executor(None, self._run, [x[:3] for x in items])
+                for x, o in zip(items, outs): x[3].set_result(o)
+            except Exception as e:
+                for x in items: x[3].set_exception(e)
+        await asyncio.sleep(0)
 
-    async def generate(self, request_id: str, # verl's sticky-session id (unused here)
-                       *, prompt_ids: list[int], # the whole context so far, token ids
-                       sampling_params: dict[str, Any], # temperature, top_p, top_k, max_tokens (as verl passes them)
-                       image_data=None, # images: a text LM takes none; raises `ValueError` if given
-                       **kwargs) -> TokenOutput: # new token ids (ending at a stop token) and their log-probs
-        "Generate one reply, batched with whatever other episodes ask at the same time; its random draws depend only on (seed, epoch, prompt, how often this prompt was asked this epoch), not on the batch."
-        if image_data: raise ValueError('LocalServer runs text-only models: use observation="text" for the tools')
-        if self.counts.get('epoch') != self.epoch: self.counts = {'epoch': self.epoch}
-        key = hashlib.sha1(json.dumps([self.seed, self.epoch, list(prompt_ids)]).encode()).hexdigest()
-        # identical prompts (the rollouts of a group) get different draws
-        n = self.counts[key] = self.counts.get(key, -1) + 1
-        fut = asyncio.get_running_loop().create_future()
-        seed = int(hashlib.sha1(f'{key}:{n}'.encode()).hexdigest()[:15], 16)
-        self.queue.append((list(prompt_ids), {k: v for k, v in sampling_params.items() if k != 'logprobs'}, seed, fut))
-        self.requests += 1
-        if self.worker is None or self.worker.done(): self.worker = asyncio.ensure_future(self._drain())
-        return await fut
+# %% ../../../nbs/07e_rl.verl.server.ipynb #c7125f84
+@patch
+async def generate(self: LocalServer,
+                   request_id: str, # verl's sticky-session id (unused here)
+                   *, prompt_ids: list[int], # the whole context so far, token ids
+                   sampling_params: dict[str, Any], # temperature, top_p, top_k, max_tokens (as verl passes them)
+                   image_data=None, # images: a text LM takes none; raises `ValueError` if given
+                   **kwargs) -> TokenOutput: # new token ids (ending at a stop token) and their log-probs
+    "Generate one reply, batched with whatever other episodes ask at the same time; its random draws depend only on (seed, epoch, prompt, how often this prompt was asked this epoch), not on the batch."
+    if image_data: raise ValueError('LocalServer runs text-only models: use observation="text" for the tools')
+    if self.counts.get('epoch') != self.epoch: self.counts = {'epoch': self.epoch}
+    key = hashlib.sha1(json.dumps([self.seed, self.epoch, list(prompt_ids)]).encode()).hexdigest()
+    # identical prompts (the rollouts of a group) get different draws
+    n = self.counts[key] = self.counts.get(key, -1) + 1
+    fut = asyncio.get_running_loop().create_future()
+    seed = int(hashlib.sha1(f'{key}:{n}'.encode()).hexdigest()[:15], 16)
+    self.queue.append((list(prompt_ids), {k: v for k, v in sampling_params.items() if k != 'logprobs'}, seed, fut))
+    self.requests += 1
+    if self.worker is None or self.worker.done(): self.worker = asyncio.ensure_future(self._drain())
+    return await fut

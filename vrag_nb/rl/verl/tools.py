@@ -22,7 +22,7 @@ __all__ = ['VRAGTool', 'SearchTool', 'CropTool', 'tool_config']
 # lives with the rollouts (07g_rl.rollout), which need no verl; kept importable from here
 from ..rollout import view_text
 
-# %% ../../../nbs/07d_rl.verl.tools.ipynb #3bc5005d
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #fa9e9ff2
 @functools.lru_cache(maxsize=8)
 def _searcher(index: str | None, search_url: str | None):
     "A `PageIndex` (loaded once per process) or a `SearchClient`."
@@ -41,6 +41,7 @@ def _schema(name, description, prop, prop_type, prop_desc):
         }
     })
 
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #69cf708f
 class VRAGTool(BaseTool):
     "Common part of the VRAG tools: the search backend, the crop settings and each trajectory's `Episode`."
     kind = ''
@@ -107,6 +108,7 @@ class VRAGTool(BaseTool):
         "Forget the trajectory's episode."
         self.episodes.pop(instance_id, None)
 
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #87df2d71
 class SearchTool(VRAGTool):
     "verl tool `search(query)`: shows the best-ranked page this trajectory has not seen (reference.md §3)."
     kind = 'search'
