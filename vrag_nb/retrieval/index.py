@@ -21,8 +21,8 @@ from .store import commit_files, roll_forward, load_shards, npz_bytes
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['EMBEDDERS', 'METHODS', 'FUSION', 'pages_hash', 'get_embedder', 'embed_batch', 'index_files', 'PageIndex',
-           'absolute_paths']
+__all__ = ['EMBEDDERS', 'METHODS', 'FUSION', 'FUSION_BY_EMBEDDER', 'pages_hash', 'get_embedder', 'embed_batch', 'index_files',
+           'default_fusion', 'PageIndex', 'absolute_paths']
 
 # %% ../../nbs/03_retrieval.index.ipynb #335826f1
 def pages_hash(pages: list[Page], # the corpus pages
@@ -70,7 +70,14 @@ def index_files(index: faiss.Index, # the vectors
             'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()}
 
 METHODS = ('dense', 'bm25', 'hybrid')  # the search methods: passages, BM25 over page text, and their fusion
-FUSION = dict(kind='rrf', k=60, dense_weight=0.3, depth=50)  # see "Choosing the default" below
+FUSION = dict(kind='minmax', k=60, dense_weight=0.5, depth=50)  # chosen on data/qa.json: "Choosing the default" below
+# the static tier's weaker vectors count for less (chosen the same way)
+FUSION_BY_EMBEDDER = {StaticEmbedder.name: dict(FUSION, dense_weight=0.1)}
+
+def default_fusion(embedder: Embedder, # the embedder an index is built with
+                  ) -> dict: # kind ('rrf' | 'minmax'), k (RRF), dense_weight, depth: what `PageIndex.build` stores
+    "The fusion settings a new index gets for this embedder."
+    return dict(FUSION_BY_EMBEDDER.get(embedder.name, FUSION))
 
 # %% ../../nbs/03_retrieval.index.ipynb #d876914b
 class PageIndex:
@@ -134,7 +141,7 @@ def build(cls: PageIndex,
     bm25 = BM25Pages.build([p.text for p in pages])
     meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages),
                 vectors=int(index.ntotal), passages=hasattr(embedder, 'embed_passages'),
-                multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method, fusion=dict(FUSION),
+                multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method, fusion=default_fusion(embedder),
                 created=datetime.now(timezone.utc).isoformat(timespec='seconds'), version=vrag_nb.__version__,
                 pages_hash=phash)
     commit_files(path, index_files(index, owner, bm25, meta))
