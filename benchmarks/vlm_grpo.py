@@ -7,10 +7,16 @@
 Prints one JSON line: per fine-tuning mode (full, lora), the median seconds per step over the steps after the first
 (all steps when there is one), split into rollout (batched generate, tools, reward), reference log-probs and update
 (log-probs, backward, optimiser), generated tokens/s, peak GPU memory, trainable parameters, and every step's record.
-Random weights write no valid action: every reply runs to --turn_tokens and no page is ever shown, so such a run
-times decoding at its worst and the update without images; a real checkpoint plays the real game.
+With random weights (--arch, --tiny) the model still generates every turn, timed in full (--turn_tokens tokens: random
+weights never stop early), but the episode plays a scripted valid action in its place: search, crop the page's top-left
+corner, search again, answer. So the timed step carries a page, a crop and a second page per rollout into `generate`
+and the update, as a real one does. The scripted reply's tokens are the model tokens of the update; their sampling
+log-probs are set to log(1/vocabulary), what a random model's near-uniform distribution gives them. --arch builds the
+released configuration with Qwen's 151,936-token vocabulary (the LM head, sampling and log-prob projections cost what
+they cost in the real model); the tokenizer is SmolLM2's with Qwen's vision tokens, whose ids all lie inside it.
+A real checkpoint (--model) plays the real game.
 """
-import argparse, copy, json, statistics, sys, tempfile, time
+import argparse, copy, json, math, statistics, sys, tempfile, time
 from pathlib import Path
 import torch
 from vrag_nb.rl.toy_train import toy_corpus
@@ -18,25 +24,26 @@ from vrag_nb.core import MIN_PIXELS, MAX_PIXELS
 from vrag_nb.rl.grpo import resolve_device
 from vrag_nb.rl.trainer import train_policy, load_policy
 
+QWEN_VOCAB = 151_936  # Qwen2.5-VL's vocabulary (the released configs' vocab_size)
 ARCH = {  # Qwen2.5-VL text and vision sizes (the released configs), built with random weights
-    'qwen2.5-vl-3b': dict(text=dict(hidden_size=2048, intermediate_size=11008, num_hidden_layers=36, num_attention_heads=16, num_key_value_heads=2),
-                          vision_out=2048),
-    'qwen2.5-vl-7b': dict(text=dict(hidden_size=3584, intermediate_size=18944, num_hidden_layers=28, num_attention_heads=28, num_key_value_heads=4),
-                          vision_out=3584),
+    'qwen2.5-vl-3b': dict(text=dict(hidden_size=2048, intermediate_size=11008, num_hidden_layers=36, num_attention_heads=16, num_key_value_heads=2,
+                                    tie_word_embeddings=True), vision_out=2048),
+    'qwen2.5-vl-7b': dict(text=dict(hidden_size=3584, intermediate_size=18944, num_hidden_layers=28, num_attention_heads=28, num_key_value_heads=4,
+                                    tie_word_embeddings=False), vision_out=3584),
 }
 
 def build_arch(name, device, dtype):
-    "The architecture with random weights, made on the device; SmolLM2's tokenizer with Qwen's vision tokens (vocabulary: its size)."
+    "The architecture with random weights and Qwen's vocabulary size, made on the device; SmolLM2's tokenizer with Qwen's vision tokens."
     from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2VLImageProcessorPil
     from vrag_nb.retrieval.vlm_embed import _tiny_tokenizer
     tok, ids = _tiny_tokenizer()
     a = ARCH[name]
     cfg = Qwen2_5_VLConfig(
-        text_config=dict(vocab_size=len(tok), max_position_embeddings=32768, rope_scaling={'type': 'mrope', 'mrope_section': [16, 24, 24]},
+        text_config=dict(vocab_size=QWEN_VOCAB, max_position_embeddings=32768, rope_scaling={'type': 'mrope', 'mrope_section': [16, 24, 24]},
                          eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, **a['text']),
         vision_config=dict(depth=32, hidden_size=1280, num_heads=16, intermediate_size=3420, out_hidden_size=a['vision_out'], patch_size=14,
                            spatial_merge_size=2, temporal_patch_size=2, window_size=112, fullatt_block_indexes=[7, 15, 23, 31]),
-        image_token_id=ids['<|image_pad|>'], video_token_id=ids['<|video_pad|>'],
+        tie_word_embeddings=a['text']['tie_word_embeddings'], image_token_id=ids['<|image_pad|>'], video_token_id=ids['<|video_pad|>'],
         vision_start_token_id=ids['<|vision_start|>'], vision_end_token_id=ids['<|vision_end|>'])
     cfg._attn_implementation = 'sdpa'
     with torch.device(device): model = Qwen2_5_VLForConditionalGeneration._from_config(cfg, dtype=dtype)
@@ -74,24 +81,47 @@ def make():
     if a.arch: return build_arch(a.arch, dev, dtype)
     return load_policy(a.model, device=str(dev), dtype=str(dtype).split('.')[-1], **pix)
 
+GENERATED = [0]  # tokens the model generated (not the scripted ones the episode played)
+SCRIPT = ['<search>acmart template style</search>', '<bbox>[0, 0, 200, 200]</bbox>', '<search>table of typical commands</search>',
+          '<answer>acmsmall</answer>']
+
+def scripted(generate):
+    "`generate_replies` that generates as usual (timed in full), then hands the episode a scripted valid action instead."
+    def run(model, codec, rows, *args, **kw):
+        outs, vocab = generate(model, codec, rows, *args, **kw), model.config.get_text_config().vocab_size
+        GENERATED[0] += sum(len(t) for t, _ in outs)
+        reply = lambda r: codec.text(SCRIPT[min(len(r.images), len(SCRIPT) - 1)]) + [codec.im_end]
+        return [(reply(r), [-math.log(vocab)] * len(reply(r))) for r, _ in zip(rows, outs)]
+    return run
+
+if not a.model:  # random weights: time the generation, play valid actions
+    import vrag_nb.rl.rollout as rollout
+    rollout.generate_replies = scripted(rollout.generate_replies)
+
 runs = {}
 for mode in a.modes.split(','):
     model, tok, ip = make()
     if dev.type == 'cuda': torch.cuda.empty_cache(); torch.cuda.reset_peak_memory_stats()
     lora = {'r': a.lora_r, 'lora_alpha': 2 * a.lora_r} if mode == 'lora' else None
+    def log(r):  # with scripted actions, the tokens generated are counted in the wrapper, not in the rollouts
+        if not a.model and r['phase'] == 'grpo':
+            r['generated_tokens'], GENERATED[0] = GENERATED[0], 0
+            r['tokens_per_second'] = round(r['generated_tokens'] / max(r['seconds_rollout'], 1e-9), 1)
+        print(json.dumps(r), file=sys.stderr, flush=True)
+    GENERATED[0] = 0
     h = train_policy(tempfile.mkdtemp(), idx, examples, model, tok, ip, steps=a.steps, prompts=a.prompts, group=a.group, lr=1e-6,
                      micro_batch=a.micro_batch, lora=lora, gradient_checkpointing=not a.tiny, max_turns=a.max_turns, turn_tokens=a.turn_tokens,
-                     response_length=a.response_length, ckpt_every=a.steps, log=lambda r: print(json.dumps(r), file=sys.stderr, flush=True), **pix)
+                     response_length=a.response_length, ckpt_every=a.steps, log=log, **pix)
     g = [r for r in h if r['phase'] == 'grpo']
     timed = g[1:] or g  # the first step pays for warm-up
     med = lambda k: round(statistics.median(r[k] for r in timed), 3)
     runs[mode] = dict(seconds_per_step=med('seconds'), seconds_rollout=med('seconds_rollout'), seconds_ref=med('seconds_ref'), seconds_update=med('seconds_update'),
                       tokens_per_second=med('tokens_per_second'), generated_tokens=med('generated_tokens'),
                       peak_gib=round(torch.cuda.max_memory_allocated() / 2**30, 2) if dev.type == 'cuda' else None,
-                      trainable_params=g[-1]['trainable_params'], verl_loaded='verl' in sys.modules, steps=g)
+                      trainable_params=g[-1]['trainable_params'], images_per_rollout=med('images'), verl_loaded='verl' in sys.modules, steps=g)
     del model
     if dev.type == "cuda": torch.cuda.empty_cache()
-res = dict(model=a.model or a.arch or 'tiny-qwen2.5-vl', device=str(dev), dtype=str(dtype), prompts=a.prompts, group=a.group, max_turns=a.max_turns,
+res = dict(model=a.model or a.arch or 'tiny-qwen2.5-vl', scripted_actions=not a.model, device=str(dev), dtype=str(dtype), prompts=a.prompts, group=a.group, max_turns=a.max_turns,
            turn_tokens=a.turn_tokens, lora_r=a.lora_r, runs=runs)
 if a.out: Path(a.out).write_text(json.dumps(res, indent=1))
 print(json.dumps(res))

@@ -10,8 +10,8 @@ from rapidfuzz.distance import Levenshtein
 
 # %% auto #0
 __all__ = ['PRESETS', 'strip_observations', 'format_reward', 'normalize_answer', 'exact_match', 'token_f1', 'anls', 'ndcg_reward',
-           'composite_reward', 'contains_reference', 'ANLSJudge', 'retrieved_pages', 'answer_text', 'score',
-           'judge_for', 'compute_score']
+           'composite_reward', 'contains_reference', 'ANLSJudge', 'retrieved_pages', 'answer_text', 'pattern_reward',
+           'score', 'judge_for', 'compute_score']
 
 # %% ../../nbs/06_eval.rewards.ipynb #b8e038c9
 def strip_observations(response: str | list[dict], # a decoded rollout (ChatML), or a message list
@@ -143,6 +143,13 @@ def answer_text(trajectory: dict, # from either agent
     a = trajectory.get('answer')
     return (a.get('text') or '') if isinstance(a, dict) else (a or '')
 
+def pattern_reward(trajectory: dict, # from either agent; or, without events, {'retrieved', 'answer'} as verl's reward function rebuilds it
+                  ) -> float: # 1.0 or 0.0
+    "r_pat from what happened (reference.md §5, read from events, not tags): 1 when a search ran and the run ended with an answer."
+    events = trajectory.get('events')
+    if events is None: return float(bool(trajectory.get('retrieved')) and trajectory.get('answer') is not None)
+    return float(any(e['event'] == 'search' for e in events) and any(e['event'] == 'answer' for e in events))
+
 def score(trajectory: dict, # a trajectory from either agent
           reference: str | list[str], # reference answer(s)
           gold: list[str], # gold page ids `<doc>_<page>` (see `eval.gold_pages`)
@@ -154,10 +161,7 @@ def score(trajectory: dict, # a trajectory from either agent
     if preset not in PRESETS: raise ValueError(f'unknown preset {preset!r}: use one of {", ".join(PRESETS)}')
     judge, w = judge or ANLSJudge(), {**PRESETS[preset], **weights}
     events = trajectory.get('events', [])
-    if trajectory.get('mode') == 'vimrag':
-        r_pat = float(any(e['event'] == 'search' for e in events) and any(e['event'] == 'answer' for e in events))
-    else: r_pat = format_reward(trajectory.get('messages', []))
-    answer = answer_text(trajectory)
+    r_pat, answer = pattern_reward(trajectory), answer_text(trajectory)
     asked = r_pat > 0 or not w['gate']
     r_ans = float(judge(trajectory['question'], reference, answer)) if asked and answer else 0.0
     r_ret, used_tool = ndcg_reward(retrieved_pages(trajectory),
@@ -181,15 +185,16 @@ def judge_for(spec, # None (ANLS), a number (the ANLS threshold), or a dict of `
 def compute_score(data_source: str, # dataset name (unused: one reward for all sources)
                   solution_str: str, # the decoded rollout, observation turns included
                   ground_truth: str | dict, # the reference answer, or {'answer', 'gold_pages'}
-                  extra_info: dict | None = None, # {'question', 'retrieved', 'preset', 'judge', weights...}
+                  extra_info: dict | None = None, # {'question', 'retrieved' (page ids the search tool returned), 'crops', 'preset', 'judge', weights...}
                  ) -> dict: # {'score', 'r_ans', 'r_pat', 'r_ret', 'used_tool'}, all floats
-    "verl's reward function: the composite VRAG-RL reward of one rollout (reference.md §5)."
+    "verl's reward function: the composite VRAG-RL reward of one rollout (reference.md §5); r_pat needs pages in `retrieved` (a search that ran) and an answer."
     gt, info = (ground_truth if isinstance(ground_truth, dict) else {'answer': ground_truth}), dict(extra_info or {})
     own = strip_observations(solution_str)
     answers = re.findall(r'<answer>(.*?)</answer>', own, re.S)
-    traj = dict(question=info.get('question', ''), answer=answers[-1].strip() if answers else '',
-                retrieved=list(info.get('retrieved', [])), crops=re.findall(r'<bbox>.*?</bbox>', own, re.S),
-                messages=[{'role': 'assistant', 'content': own}])
+    # what ran: the pages the search tool returned (recorded by the loop), not the tags in the text
+    traj = dict(question=info.get('question', ''), answer=answers[-1].strip() if answers else None,
+                retrieved=list(info.get('retrieved', [])), crops=info.get('crops', []) or re.findall(
+                    r'<bbox>.*?</bbox>', own, re.S), messages=[{'role': 'assistant', 'content': own}])
     w = {k: info[k] for k in ('w_ans', 'w_pat', 'w_ret', 'w_tool', 'gate') if k in info}
     s = score(traj, gt['answer'], list(gt.get('gold_pages', info.get('gold_pages', []))), judge_for(info.get('judge')),
               info.get('preset', 'vrag_rl'), **w)

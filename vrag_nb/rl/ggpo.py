@@ -4,12 +4,14 @@
 
 # %% ../../nbs/07b_rl.ggpo.ipynb #75e3c9c1
 from __future__ import annotations
+from collections import defaultdict
 import torch
 from .grpo import Rollout
+from ..eval.rewards import contains_reference
 
 # %% auto #0
-__all__ = ['answer_path', 'valuable_retrievals', 'prune_mask', 'token_weights', 'ggpo_response_mask', 'vimrag_turns',
-           'vrag_turns']
+__all__ = ['answer_path', 'valuable_retrievals', 'prune_mask', 'advantage_signs', 'token_weights', 'ggpo_response_mask',
+           'vimrag_turns', 'vrag_turns']
 
 # %% ../../nbs/07b_rl.ggpo.ipynb #f52ffbec
 def answer_path(graph: list[dict], # the memory graph in list-of-nodes form (root first, answer last)
@@ -31,12 +33,22 @@ def valuable_retrievals(retrieved: dict, # search node id -> page ids its search
     return {v for v, pages in retrieved.items() if set(pages) & set(gold)}
 
 def prune_mask(segment_nodes: list, # per model turn, the node it belongs to
-               correct: bool, # r: is the answer right?
+               positive: bool | None, # the sign of the rollout's advantage: True (A > 0), False (A < 0), None (A = 0)
                p_ans: set, # from `answer_path`
                r_val: set, # from `valuable_retrievals`
               ) -> list[int]: # μ per turn: 1 = pruned from the loss
-    "μ_t = [r = 1]·[v_t ∉ P_ans] + [r = 0]·[v_t ∈ R_val] (reference.md §6)."
-    return [int(v not in p_ans) if correct else int(v in r_val) for v in segment_nodes]
+    "μ_t = [A > 0]·[v_t ∉ P_ans] + [A < 0]·[v_t ∈ R_val] (reference.md §6, keyed on the advantage's sign; see above)."
+    if positive is None: return [0] * len(segment_nodes)
+    return [int(v not in p_ans) if positive else int(v in r_val) for v in segment_nodes]
+
+def advantage_signs(rewards: list[float], # one reward per rollout
+                    groups: list, # the group id of each rollout (the question's uid)
+                   ) -> list[bool | None]: # per rollout: True (A > 0), False (A < 0), None (A = 0)
+    "The sign of each rollout's GRPO advantage, R − mean of its group (the same under Dr.GRPO; a one-rollout group's mean is 0, as in `grpo.group_advantages`)."
+    by = defaultdict(list)
+    for r, g in zip(rewards, groups): by[g].append(r)
+    mean = {g: sum(v) / len(v) if len(v) > 1 else 0.0 for g, v in by.items()}
+    return [None if abs(r - mean[g]) < 1e-9 else r > mean[g] for r, g in zip(rewards, groups)]
 
 # %% ../../nbs/07b_rl.ggpo.ipynb #c09acfe5
 def token_weights(rollouts: list[Rollout], # with `nodes` per segment
@@ -79,8 +91,9 @@ def vimrag_turns(trajectory: dict, # from `VimRAGAgent.run`
 
 # %% ../../nbs/07b_rl.ggpo.ipynb #d276bf98
 def vrag_turns(trajectory: dict, # from `VRAGAgent.run` / `Episode.trajectory` (04a_agent.loop)
+               page_text: dict | None = None, # page id `<doc>_<page>` -> its text, to find the pages that hold the answer; None: recency only
               ) -> tuple[list[str], list[dict], dict]: # (node per model turn, graph as list of nodes, {search node: page ids})
-    "The graph of a VRAG trajectory — a search node per page shown, the answer under the last one — and the node of each model turn."
+    "The graph of a VRAG trajectory — a search node per page shown, the answer under the searches whose pages hold it — and the node of each model turn."
     n_turns = sum(m['role'] == 'assistant' for m in trajectory['messages'])
     by_step = {}
     for e in trajectory['events']:
@@ -93,8 +106,11 @@ def vrag_turns(trajectory: dict, # from `VRAGAgent.run` / `Episode.trajectory` (
                 node = f'search {len(retrieved) + 1}'
                 graph.append({'id': node, 'type': 'search', 'parent_ids': ['root']})
                 retrieved[node] = [f"{e['doc']}_{e['page']}"]
-        if any(e['event'] == 'answer' for e in evs):
-            graph.append({'id': 'answer', 'type': 'answer', 'parent_ids': [node]})
+        if ans := next((e for e in evs if e['event'] == 'answer'), None):
+            text = (ans.get('text') or '').strip()
+            holds = [v for v, pids in retrieved.items()
+                     if text and any(contains_reference((page_text or {}).get(p, ''), text) for p in pids)]
+            graph.append({'id': 'answer', 'type': 'answer', 'parent_ids': holds or [node]})
             turns.append('answer')
         else: turns.append(node)
     return turns, graph, retrieved

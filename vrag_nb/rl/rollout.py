@@ -4,14 +4,15 @@
 
 # %% ../../nbs/07g_rl.rollout.ipynb #fe2effc7
 from __future__ import annotations
-import inspect
+import contextlib, inspect
 from dataclasses import dataclass, field
 import torch
 from ..agent.loop import Episode, VRAGAgent
 from ..agent.views import View, block_in_region
 
 # %% auto #0
-__all__ = ['view_text', 'ChatCodec', 'TokenRollout', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs']
+__all__ = ['view_text', 'ChatCodec', 'TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate',
+           'sequence_logprobs']
 
 # %% ../../nbs/07g_rl.rollout.ipynb #3c6ee779
 def view_text(view: View, # the image the model would see
@@ -48,7 +49,8 @@ class ChatCodec:
             )
         self.tok, self.ip, self.system, self.pages, self.obs_chars, self.merge = tokenizer, image_processor, system, pages or {}, obs_chars, merge_size
         self.im_end, self.image_pad = vocab['<|im_end|>'], vocab.get('<|image_pad|>')
-        self.stop_ids = sorted({self.im_end} |
+        # the turn ends at <|im_end|>, the tokenizer's EOS, or <|endoftext|> (Qwen's and SmolLM2's end of document)
+        self.stop_ids = sorted({self.im_end} | {vocab[t] for t in ('<|endoftext|>',) if t in vocab} |
                                ({tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()))
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.im_end
         self.newline = self.text('\n')
@@ -103,7 +105,9 @@ class TokenRollout:
     mask: list = field(default_factory=list)
     # model turn (0, 1, ...) of each token, -1 where the model did not write it
     turns: list = field(default_factory=list)
-    logprobs: list = field(default_factory=list)  # sampling-time log π of each model token (temperature 1), 0 elsewhere
+    logprobs: list = field(default_factory=list)  # sampling-time log π of each model token at `temperature`, 0 elsewhere
+    temperature: float = 1.0  # the temperature the replies were sampled at (log-probs are of logits / temperature)
+    image_tokens: int = 0  # image-pad tokens in the sequence (they do not count against the response budget)
     # processed images in order of appearance: {'pixel_values', 'image_grid_thw'}
     images: list = field(default_factory=list)
     n_prompt: int = 0  # tokens before the first reply
@@ -126,6 +130,11 @@ class TokenRollout:
         "Tokens after the prompt (replies and observations)."
         return len(self.ids) - self.n_prompt
 
+    @property
+    def budget_used(self) -> int:
+        "Tokens after the prompt that count against the response budget: all but image pads (images are bounded by turns × pixels)."
+        return self.response_length - self.image_tokens
+
 # %% ../../nbs/07g_rl.rollout.ipynb #b5b7b0eb
 def _vision(rows, device, dtype) -> dict:
     "The images of `rows` in order, batched for the model on `device`; {} when there are none."
@@ -141,6 +150,12 @@ def _needs_types(model) -> bool:
     m = model.get_base_model() if hasattr(model, 'get_base_model') else model
     return 'mm_token_type_ids' in inspect.signature(getattr(m, 'model', m).forward).parameters
 
+def compute_context(model, # a policy; `trainer.prepare_policy` sets `vrag_compute_dtype` when it keeps fp32 master weights
+                   ): # a context manager
+    "Mixed precision for a policy with fp32 master weights: autocast to its compute dtype (bf16) on its device; a no-op otherwise."
+    dt = getattr(model, 'vrag_compute_dtype', None)
+    return torch.autocast(next(model.parameters()).device.type, dtype=dt) if dt is not None else contextlib.nullcontext()
+
 @torch.no_grad()
 def generate_replies(model, # a transformers LM or VLM (or a peft model over one), on its device
                      codec: ChatCodec, # how the rows were encoded
@@ -148,7 +163,7 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
                      max_new_tokens: int, # per reply, tokens
                      temperature: float = 1.0, # 0: greedy
                      top_p: float = 1.0, # nucleus sampling when temperature > 0
-                    ) -> list[tuple[list[int], list[float]]]: # per row: new tokens up to and including the stop token, their log π
+                    ) -> list[tuple[list[int], list[float]]]: # per row: new tokens up to and including the stop token, their log π at `temperature` (at 1 when greedy)
     "One batched `generate` over every row (left-padded, images included, KV cache)."
     from transformers import GenerationConfig
     p = next(model.parameters()); dev, dt = p.device, p.dtype
@@ -162,11 +177,14 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
                           top_p=top_p if sample else 1.0, top_k=0, repetition_penalty=1.0, eos_token_id=codec.stop_ids,
                           pad_token_id=codec.pad_id, output_logits=True, return_dict_in_generate=True)
     training = model.training; model.eval()
-    try: out = model.generate(input_ids=ids, attention_mask=att, generation_config=gc, **kw)
+    try:
+        with compute_context(model): out = model.generate(input_ids=ids, attention_mask=att, generation_config=gc, **kw)
     finally: model.train(training)
     new = out.sequences[:, T:]
-    lps = torch.stack([lg.float().log_softmax(-1).gather(1, new[:, t:t + 1])[:, 0] for t, lg in enumerate(out.logits)],
-                      1)
+    # `out.logits` are the raw logits: log π of the distribution sampled is that of logits / temperature (top-p's cut aside)
+    tau = temperature if sample else 1.0
+    lps = torch.stack(
+        [(lg.float() / tau).log_softmax(-1).gather(1, new[:, t:t + 1])[:, 0] for t, lg in enumerate(out.logits)], 1)
     res = []
     for i in range(len(rows)):
         toks = new[i].tolist()
@@ -181,6 +199,7 @@ def _sync(codec, ep, r, synced):
     for m in msgs[synced:]:
         if m['role'] == 'assistant': continue
         ids, ims = codec.message(m); r.add(ids); r.images += ims
+        if ims: r.image_tokens += ids.count(codec.image_pad)
     r.add(codec.assistant_header())
     return len(msgs)
 
@@ -190,36 +209,38 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
                examples: list[dict], # unified-format QA examples (uid, query, reference_answer, meta_info)
                group: int = 4, # rollouts per example (VRAG-RL: 5)
                turn_tokens: int = 256, # longest reply, tokens
-               response_length: int = 2048, # budget for replies and observations together, tokens (VRAG-RL: 2048)
+               response_length: int = 2048, # budget for replies and text observations together, tokens (VRAG-RL: 2048); image pads do not count
                temperature: float = 1.0, top_p: float = 1.0, # sampling (VRAG-RL trains at 1.0; validation greedy: 0)
                judge=None, # answer judge; None: `rewards.ANLSJudge()`
                preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
-               ggpo: bool = False, # also compute GGPO's μ per model turn
+               ggpo: bool = False, # also compute GGPO's μ per model turn (keyed on each rollout's advantage sign within its group)
+               page_text: dict | None = None, # GGPO: page id -> text, to hang the answer under the pages holding it; None: `codec.pages`, else the agent's index
                seed: int | None = None, # seeds torch before sampling (the same seed and batch give the same rollouts)
                policy=None, # messages -> reply text, played instead of the model (demonstrations)
               ) -> list[TokenRollout]: # `group` rollouts per example, in order, scored
     "Play `group` episodes of each example in lockstep, one batched `generate` per turn, and score them."
     from vrag_nb.eval.rewards import score, ANLSJudge
     from vrag_nb.eval.retrieval import gold_pages
-    from vrag_nb.rl.ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask
+    from vrag_nb.rl.ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask, advantage_signs
     if seed is not None: torch.manual_seed(seed)
     runs = []
     for e in examples:
         for _ in range(group):
-            r = TokenRollout(group=e['uid']); r.add(codec.system_ids())
+            r = TokenRollout(group=e['uid'], temperature=temperature if policy is None and temperature > 0 else 1.0)
+            r.add(codec.system_ids())
             runs.append(dict(ex=e, ep=agent.start(e['query']), r=r, synced=0, turn=0))
     while live := [x for x in runs if not x['ep'].done]:
         ask = []
         for x in live:
             x['synced'] = _sync(codec, x['ep'], x['r'], x['synced'])
             if x['turn'] == 0: x['r'].n_prompt = len(x['r'].ids)
-            if x['r'].response_length >= response_length: x['ep'].fail('response budget spent')
+            if x['r'].budget_used >= response_length: x['ep'].fail('response budget spent')
             else: ask.append(x)
         if not ask: break
         if policy is None: outs = generate_replies(model, codec, [x['r'] for x in ask], turn_tokens, temperature, top_p)
         else: outs = [(t, [0.0] * len(t)) for t in (codec.text(policy(x['ep'].messages)) + [codec.im_end] for x in ask)]
         for x, (toks, lps) in zip(ask, outs):
-            r, left = x['r'], response_length - x['r'].response_length
+            r, left = x['r'], response_length - x['r'].budget_used
             toks, lps = toks[:left], lps[:left]
             r.add(toks, True, x['turn'], lps)
             # cut short: the template closes the turn
@@ -228,12 +249,15 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
             x['ep'].act(codec.tok.decode(toks, skip_special_tokens=True)); x['turn'] += 1
     judge = judge or ANLSJudge()
     for x in runs:
-        r, traj, gold = x['r'], x['ep'].trajectory(), gold_pages(x['ex'])
-        s = score(traj, x['ex']['reference_answer'], gold, judge, preset)
+        r, traj = x['r'], x['ep'].trajectory()
+        s = score(traj, x['ex']['reference_answer'], gold_pages(x['ex']), judge, preset)
         r.reward, r.parts, r.trajectory = float(s['score']), {k: float(s[k]) for k in ('r_ans', 'r_pat', 'r_ret')}, traj
-        if ggpo:
-            turns, graph, retrieved = vrag_turns(traj)
-            r.pruned = prune_mask(turns, s['r_ans'] > 0, answer_path(graph), valuable_retrievals(retrieved, gold))
+    if ggpo:  # pushed up or down: the sign of each rollout's advantage in its group (07b_rl.ggpo)
+        pages = list(codec.pages.values()) or getattr(getattr(agent.search, '__self__', None), 'pages', [])
+        texts = page_text if page_text is not None else {p.pid: p.text for p in pages}
+        for x, sign in zip(runs, advantage_signs([x['r'].reward for x in runs], [x['r'].group for x in runs])):
+            turns, graph, retrieved = vrag_turns(x['r'].trajectory, texts)
+            x['r'].pruned = prune_mask(turns, sign, answer_path(graph), valuable_retrievals(retrieved, gold_pages(x['ex'])))
     return [x['r'] for x in runs]
 
 # %% ../../nbs/07g_rl.rollout.ipynb #bbbc7d10
@@ -255,19 +279,22 @@ def sequence_logprobs(model, # LM or VLM (or a peft model over one)
                       codec: ChatCodec, # the rows' encoding
                       with_entropy: bool = False, # also return each token's entropy (no grad), nats
                       chunk: int = 1024, # tokens per vocabulary projection
+                      temperature: float = 1.0, # the sampling temperature: log π of logits / temperature (as the sampler's)
                      ) -> tuple[torch.Tensor, torch.Tensor | None]: # log π [B, T] float32 on loss-mask tokens (0 elsewhere), entropies [B, T] or None
-    "Teacher-forced log π of every loss-mask token: one forward over prompt, replies and images."
+    "Teacher-forced log π of every loss-mask token at `temperature`: one forward over prompt, replies and images."
     from vrag_nb.rl.grpo import entropy
     base = model.get_base_model() if hasattr(model, 'get_base_model') else model
     kw = {k: batch[k] for k in ('pixel_values', 'image_grid_thw') if k in batch}
     if kw and _needs_types(model): kw['mm_token_type_ids'] = (batch['input_ids'] == codec.image_pad).int()
-    h = base.model(input_ids=batch['input_ids'], attention_mask=batch['attention_mask'], use_cache=False,
-                   **kw).last_hidden_state
+    with compute_context(model):
+        h = base.model(input_ids=batch['input_ids'], attention_mask=batch['attention_mask'], use_cache=False,
+                       **kw).last_hidden_state
     bi, ti = (batch['loss_mask'] > 0).nonzero(as_tuple=True)
     lps, ents = [], []
     for k in range(0, len(bi), chunk):
         b, t = bi[k:k + chunk], ti[k:k + chunk]
-        logits = base.lm_head(h[b, t - 1]).float()  # the state before token t predicts it
+        with compute_context(model):
+            logits = base.lm_head(h[b, t - 1]).float() / temperature  # the state before token t predicts it
         lps.append(logits.log_softmax(-1).gather(1, batch['input_ids'][b, t][:, None])[:, 0])
         if with_entropy:
             with torch.no_grad(): ents.append(entropy(logits))

@@ -12,6 +12,7 @@ from ..agent.loop import VRAGAgent
 from ..agent.views import to_view_frame, block_in_region
 from .grpo import Rollout, to_batch, group_advantages, policy_loss, low_var_kl, token_mean
 from ..eval.rewards import ANLSJudge, score
+from .ggpo import vrag_turns
 
 # %% auto #0
 __all__ = ['PAD', 'BOS', 'SEARCH', 'CROP', 'ANSWER', 'JUNK', 'ARGS', 'IMG', 'INVALID', 'FINAL', 'QTOK', 'VOCAB', 'ACTIONS',
@@ -144,8 +145,7 @@ def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
     dev = next(policy.parameters()).device
     runs = [
         dict(ex=e, ep=env.start(e['query']), ro=Rollout(prompt_tokens(e['query']), [], 0.0,
-                                                        e['uid']), seq=prompt_tokens(e['query']), lp=[], node='root',
-             graph=[{'id': 'root', 'type': 'root', 'parent_ids': []}], retrieved={}) for e in examples
+                                                        e['uid']), seq=prompt_tokens(e['query']), lp=[]) for e in examples
         for _ in range(group_size)
     ]
     for turn in range(env.max_turns):
@@ -164,26 +164,22 @@ def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
             toks.append(t.tolist())
         for r, a, k in zip(live, *toks):
             evs = r['ep'].act(env.reply(r['ep'], a, k))
-            kinds = [e['event'] for e in evs]
-            if 'search_image' in kinds:  # a search node under the root; crops and answers then belong to it
-                r['node'] = f"search {len(r['retrieved']) + 1}"
-                r['graph'].append({'id': r['node'], 'type': 'search', 'parent_ids': ['root']})
-                r['retrieved'][r['node']] = [r['ep'].seen[-1]]
-            if 'answer' in kinds: r['graph'].append({'id': 'answer', 'type': 'answer', 'parent_ids': [r['node']]})
             r['ro'].segments.append(('model', [a, k]))
-            r['ro'].nodes.append('answer' if 'answer' in kinds else r['node'])
+            r['ro'].nodes.append(None)  # the graph node of each model turn is known once the episode is over
             obs = env.observe(evs) + ([FINAL] if turn == env.max_turns - 2 and not r['ep'].done else [])
             if obs and not r['ep'].done:
                 r['ro'].segments.append(('obs', obs))
                 r['ro'].nodes.append(None)
                 r['seq'] += obs
-    infos = []
+    infos, texts = [], {p.pid: p.text for p in env.index.pages}
     for r in runs:
-        s = env.score(r['ep'], r['ex'])
+        s, traj = env.score(r['ep'], r['ex']), r['ep'].trajectory()
         r['ro'].reward = s['score']
-        infos.append(
-            dict(trajectory=r['ep'].trajectory(), graph=r['graph'], retrieved=r['retrieved'], correct=s['r_ans'] > 0,
-                 score=s))
+        # the memory graph GGPO prunes with (07b_rl.ggpo): a search node per page shown, the answer under the pages holding it
+        turns, graph, retrieved = vrag_turns(traj, texts)
+        it = iter(turns)
+        r['ro'].nodes = [next(it) if kind == 'model' else None for kind, _ in r['ro'].segments]
+        infos.append(dict(trajectory=traj, graph=graph, retrieved=retrieved, correct=s['r_ans'] > 0, score=s))
     return [r['ro'] for r in runs], [r['lp'] for r in runs], infos
 
 # %% ../../nbs/07a_rl.toy.ipynb #114d2959

@@ -71,14 +71,16 @@ def train(index, examples: list[dict], # the game: an index and its questions
         batch_ex = rnd.sample(examples, min(prompts_per_step, len(examples)))
         ros, lps, infos = collect(pol, env, batch_ex, group_size, gen)
         weights, pruned = None, 0.0
-        if algo == 'ggpo':  # 07b_rl.ggpo: prune turns off the answer path (right answers) or on valuable retrievals (wrong ones)
-            from vrag_nb.rl.ggpo import answer_path, valuable_retrievals, prune_mask, token_weights
+        if algo == 'ggpo':  # 07b_rl.ggpo: prune turns off the answer path (pushed up) or on valuable retrievals (pushed down)
+            from vrag_nb.rl.ggpo import answer_path, valuable_retrievals, prune_mask, token_weights, advantage_signs
             from vrag_nb.eval.retrieval import gold_pages
             gold = {e['uid']: gold_pages(e) for e in batch_ex}
+            # pushed up or down: the sign of each rollout's group advantage (07b), not its answer's correctness
+            signs = advantage_signs([r.reward for r in ros], [r.group for r in ros])
             mus = [
-                prune_mask([n for (kind, _), n in zip(r.segments, r.nodes) if kind == 'model'], i['correct'],
+                prune_mask([n for (kind, _), n in zip(r.segments, r.nodes) if kind == 'model'], sg,
                            answer_path(i['graph']), valuable_retrievals(i['retrieved'], gold[r.group]))
-                for r, i in zip(ros, infos)
+                for r, i, sg in zip(ros, infos, signs)
             ]
             weights, pruned = token_weights(ros, mus,
                                             to_batch(ros)), float(np.mean([x for mu in mus for x in mu] or [0]))

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/07h_rl.trainer.ipynb #ba573539
 from __future__ import annotations
-import copy, io, json, random, time
+import copy, json, os, random, time
 from pathlib import Path
 import numpy as np
 import torch
@@ -12,7 +12,7 @@ from ..core import MIN_PIXELS, MAX_PIXELS, atomic_write, read_jsonl
 from ..agent.loop import VRAGAgent
 from .grpo import group_advantages, policy_loss, low_var_kl, token_mean, resolve_device
 from .ggpo import ggpo_response_mask
-from .rollout import ChatCodec, TokenRollout, play_group, collate, sequence_logprobs
+from .rollout import ChatCodec, TokenRollout, play_group, collate, sequence_logprobs, compute_context
 
 # %% auto #0
 __all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'grpo_update', 'sft_step', 'train_policy',
@@ -30,21 +30,26 @@ def lora_targets(model, # a transformers LM or VLM
         if isinstance(m, torch.nn.Linear) and n.rsplit('.', 1)[-1] in PROJ and 'visual' not in n.split('.')
     ]
 
-def prepare_policy(model, # a transformers LM or VLM, on its device
+def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 or bfloat16
                    lora: dict | None = None, # peft `LoraConfig` settings (r, lora_alpha, ...); None: full fine-tuning
                    freeze_vision: bool = True, # full fine-tuning: keep the vision tower frozen
                    gradient_checkpointing: bool = False, # recompute activations in the backward pass (less memory, ~30% more time)
                   ): # the model (a peft model with `lora`)
-    "Make a model trainable as a policy: LoRA adapters on the language model, or full fine-tuning with the vision tower frozen."
+    "Make a model trainable as a policy: LoRA adapters on the language model, or full fine-tuning (fp32 master weights, vision frozen); raises `ValueError` for float16."
+    dt = next(model.parameters()).dtype
+    if dt == torch.float16: raise ValueError('float16 weights need loss scaling, which this trainer does not do: load the policy in bfloat16')
     if lora:
-        from peft import LoraConfig, get_peft_model
+        from peft import LoraConfig, get_peft_model  # peft keeps the adapters in float32 over a bf16 base
         model = get_peft_model(
             model,
             LoraConfig(
                 **{'r': 16, 'lora_alpha': 32, 'lora_dropout': 0.0, **lora, 'target_modules': lora_targets(model)}))
-    elif freeze_vision:
-        for n, p in model.named_parameters():
-            if 'visual' in n.split('.'): p.requires_grad_(False)
+    else:
+        if dt == torch.bfloat16:  # master weights in fp32, so that small updates land; the passes still compute in bf16
+            model.float(); model.vrag_compute_dtype = torch.bfloat16
+        if freeze_vision:
+            for n, p in model.named_parameters():
+                if 'visual' in n.split('.'): p.requires_grad_(False)
     if gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})
         if lora: model.enable_input_require_grads()
@@ -77,13 +82,21 @@ def _loss_mask(r: TokenRollout) -> torch.Tensor:
     return ggpo_response_mask(torch.tensor(r.mask, dtype=torch.float, device='cpu'),
                               torch.tensor(r.turns, device='cpu'), r.pruned)
 
-def _ref_logprobs(model, ref, b, codec):
-    "Reference log-probs: a frozen copy's, or the LoRA model's with its adapter disabled; None without either."
+def _ref_logprobs(model, ref, b, codec, temperature=1.0):
+    "Reference log-probs at the sampling temperature (as verl's): a frozen copy's, or the LoRA model's with its adapter disabled; None without either."
     with torch.no_grad():
-        if ref is not None: return sequence_logprobs(ref, b, codec)[0]
+        if ref is not None: return sequence_logprobs(ref, b, codec, temperature=temperature)[0]
         if hasattr(model, 'disable_adapter'):
-            with model.disable_adapter(): return sequence_logprobs(model, b, codec)[0]
+            with model.disable_adapter(): return sequence_logprobs(model, b, codec, temperature=temperature)[0]
     return None
+
+def _sampling_temperature(rows) -> float:
+    "The temperature every row was sampled at; raises `ValueError` on a mix, or on rows without sampling log-probs."
+    ts = {r.temperature for r in rows}
+    if len(ts) > 1: raise ValueError(f'rollouts sampled at different temperatures {sorted(ts)}: update them separately')
+    if bad := [i for i, r in enumerate(rows) if any(r.mask) and not any(l for l, m in zip(r.logprobs, r.mask) if m)]:
+        raise ValueError(f'rollouts {bad} carry no sampling log-probs (demonstrations?): the ratio needs the sampler\'s')
+    return ts.pop()
 
 def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 rows: list[TokenRollout], # scored rollouts, several per group
@@ -94,14 +107,15 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 micro_batch: int = 4, # rollouts per forward/backward
                 max_grad_norm: float = 1.0, # gradient clipping
                 dr_grpo: bool = False, # Dr.GRPO: advantages not divided by the group's std
-               ) -> dict: # loss, kl, entropy, clipfrac, grad_norm, logprob_gap, seconds_ref, seconds_update
-    "One on-policy GRPO update over whole multi-turn rollouts (GGPO when the rows carry `pruned`)."
-    p = next(model.parameters()); dev, dt = p.device, p.dtype
+               ) -> dict: # loss, kl, entropy, clipfrac, grad_norm, logprob_gap, ratio_max, seconds_ref, seconds_update
+    "One GRPO update over whole multi-turn rollouts, ratios against the sampler's log-probs (GGPO when the rows carry `pruned`); raises `ValueError` on rows without them."
+    p, temp = next(model.parameters()), _sampling_temperature(rows)
+    dev, dt = p.device, p.dtype
     adv = _advantages(rows, dr_grpo)
     mbs = [list(range(i, min(i + micro_batch, len(rows)))) for i in range(0, len(rows), micro_batch)]
     masks = [_loss_mask(r) for r in rows]
     n = max(sum(float(m.sum()) for m in masks), 1.0)
-    s, t_ref, t_upd = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0
+    s, t_ref, t_upd, rmax = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0, 0.0
     model.train(); opt.zero_grad()
     for mb in mbs:
         if sum(float(masks[i].sum()) for i in mb) == 0: continue
@@ -109,10 +123,12 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
         mask = torch.stack(
             [torch.nn.functional.pad(masks[i], (0, b['input_ids'].shape[1] - len(masks[i]))) for i in mb]).to(dev)
         w, t0 = float(mask.sum()) / n, time.perf_counter()
-        ref_lp = _ref_logprobs(model, ref, b, codec) if kl_coef else None
+        ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
         t1 = time.perf_counter(); t_ref += t1 - t0
-        lp, ent = sequence_logprobs(model, b, codec, with_entropy=True)
-        pg, m = policy_loss(lp.detach(), lp, adv[mb].to(dev)[:, None] * mask, mask, clip_ratio)
+        lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
+        # π_old is the sampler's: the PPO ratio is the importance ratio π_θ / π_sampler, truncated by the clip
+        pg, m = policy_loss(b['old_logprobs'], lp, adv[mb].to(dev)[:, None] * mask, mask, clip_ratio)
+        rmax = max(rmax, float(((lp.detach() - b['old_logprobs']) * (mask > 0)).exp().max()))
         kl = token_mean(low_var_kl(lp, ref_lp), mask) if ref_lp is not None else torch.zeros((), device=dev)
         ((pg + kl_coef * kl) * w).backward()
         t_upd += time.perf_counter() - t1
@@ -125,7 +141,7 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
     gnorm = torch.nn.utils.clip_grad_norm_([q for q in model.parameters() if q.requires_grad], max_grad_norm)
     opt.step(); opt.zero_grad(set_to_none=True)
     return dict(loss=s['pg'] + kl_coef * s['kl'], kl=s['kl'], entropy=s['ent'], clipfrac=s['clip'],
-                grad_norm=float(gnorm), logprob_gap=s['gap'], seconds_ref=round(t_ref, 3),
+                grad_norm=float(gnorm), logprob_gap=s['gap'], ratio_max=rmax, seconds_ref=round(t_ref, 3),
                 seconds_update=round(t_upd + time.perf_counter() - t0, 3))
 
 # %% ../../nbs/07h_rl.trainer.ipynb #21dd53a3
@@ -157,30 +173,56 @@ def _summary(rows) -> dict:
 def _trainable(model) -> dict:
     return {n: p.detach().cpu().clone() for n, p in model.named_parameters() if p.requires_grad}
 
+# %% ../../nbs/07h_rl.trainer.ipynb #tphlp01
+def _save(obj, path):
+    "torch.save to a temporary file beside `path`, then rename: a killed write never leaves a half file."
+    tmp = Path(path).with_suffix('.tmp')
+    torch.save(obj, tmp); os.replace(tmp, path)
+
+def _merge_adapter(model, adapter: dict, lora: dict, gradient_checkpointing: bool):
+    "Load the cold start's adapter weights, merge them into the base, and put a fresh adapter on top: the base is now the cold-started model."
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if n in adapter: p.copy_(adapter[n])
+    return prepare_policy(model.merge_and_unload(), lora, gradient_checkpointing=gradient_checkpointing)
+
+def _frozen_copy(model, weights: dict | None = None):
+    "A frozen copy of the policy as the KL reference, with `weights` (name -> tensor) loaded over it."
+    ref = copy.deepcopy(model).eval().requires_grad_(False)
+    if weights:
+        with torch.no_grad():
+            for n, p in ref.named_parameters():
+                if n in weights: p.copy_(weights[n])
+    return ref
+
 # %% ../../nbs/07h_rl.trainer.ipynb #70671ec8
-def train_policy(out: str | Path, # folder: metrics.jsonl, checkpoint.pt, adapter/ (LoRA)
+def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), checkpoint.pt, adapter/ (LoRA)
                  index, # a `PageIndex` (the game's corpus)
                  examples: list[dict], # unified-format QA examples over it
                  model, tokenizer, image_processor=None, # the policy (on its device: see `load_policy`); no image processor: a text LM
                  algo: str = 'grpo', # 'grpo' or 'ggpo'
                  steps: int = 10, prompts: int = 2, group: int = 4, # updates; questions per step; rollouts per question (VRAG-RL: 5)
                  lr: float = 1e-5, kl_coef: float = 0.01, clip_ratio: float = 0.2, # AdamW lr (VRAG-RL 7B: 1e-6); KL loss coef; PPO ε
+                 dr_grpo: bool = False, # Dr.GRPO: advantages not divided by the group's std
                  micro_batch: int = 4, # rollouts per forward/backward
                  lora: dict | None = None, # peft LoraConfig settings, e.g. {'r': 64, 'lora_alpha': 128}; None: full fine-tuning
                  freeze_vision: bool = True, gradient_checkpointing: bool = False, # see `prepare_policy`
                  sft_steps: int = 0, sft_lr: float = 1e-4, sft_batch: int = 4, # cold start on demonstrations (0 steps: none)
                  demo_policy=None, # who demonstrates (messages -> reply); None: the offline baseline (04a), which searches, crops and answers
-                 max_turns: int = 4, turn_tokens: int = 256, response_length: int = 2048, # per rollout: turns (VRAG-RL: 4), tokens per reply, tokens in all
+                 max_turns: int = 4, turn_tokens: int = 256, response_length: int = 2048, # per rollout: turns (VRAG-RL: 4), tokens per reply, text tokens in all (image pads not counted)
                  min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # view pixel budget (reference.md §3)
                  allow_crop: bool = True, # the `<bbox>` action
-                 temperature: float = 1.0, # rollout sampling temperature
+                 temperature: float = 1.0, top_p: float = 1.0, # rollout sampling (VRAG-RL: 1.0, 1.0); log-probs are taken at `temperature`
+                 judge=None, # answer judge: callable (question, reference, answer) -> bool, e.g. `judge.LLMJudge`; None: `rewards.ANLSJudge()`
+                 preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
                  obs_chars: int = 600, # text LMs: characters per view
                  seed: int = 0, # LoRA init, demonstrations drawn, questions and sampling of every step
                  ckpt_every: int = 1, # steps between checkpoints (and always after the last); a full 3B model's weights take GBs
                  log=print, # called with each metrics record; None: quiet
                 ) -> list[dict]: # metrics records (phase 'sft' / 'grpo')
-    "GRPO or GGPO on a policy playing the real agent game, optional cold start first; resumes from `out/checkpoint.pt`; raises `ValueError` on an unknown algo."
+    "GRPO or GGPO on a policy playing the real agent game, optional cold start first; resumes from `out/checkpoint.pt`; raises `ValueError` on an unknown algo, a temperature ≤ 0 or a checkpoint without its reference."
     if algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {algo!r}")
+    if temperature <= 0: raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {temperature}')
     from vrag_nb.agent.policies import OfflinePolicy
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
@@ -188,21 +230,21 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, checkpoint.pt, adapte
     codec = ChatCodec(tokenizer, image_processor, pages={(p.doc, p.page): p for p in index.pages}, obs_chars=obs_chars)
     agent = VRAGAgent(index, None, max_steps=max_turns, min_pixels=min_pixels, max_pixels=max_pixels,
                       allow_crop=allow_crop)
-    params = [p for p in model.parameters() if p.requires_grad]
-    opt, mpath, ckpt, history, ref, start = torch.optim.AdamW(params, lr=lr), out/'metrics.jsonl', out/'checkpoint.pt', [], None, 0
+    mpath, ckpt, refp, history, ref, start = out/'metrics.jsonl', out/'checkpoint.pt', out/'reference.pt', [], None, 0
+    trainable = lambda: [p for p in model.parameters() if p.requires_grad]
     def emit(rec):
         history.append(rec)
         with open(mpath, 'a') as f: f.write(json.dumps(rec) + '\n')
         if log: log(rec)
-    if ckpt.exists():  # resume: trained weights, optimiser, reference as they were after the last finished step
-        st = torch.load(ckpt, weights_only=False, map_location='cpu')
+    if ckpt.exists():  # resume: the reference as saved once, then trained weights and optimiser after the last finished step
+        if not refp.exists(): raise ValueError(f'{ckpt} has no {refp.name} beside it (an older run?): start in a new folder')
+        rf, st = [torch.load(f, weights_only=False, map_location='cpu') for f in (refp, ckpt)]
+        if rf['merged']: model = _merge_adapter(model, rf['weights'], lora, gradient_checkpointing)
         with torch.no_grad():
             for n, p in model.named_parameters():
                 if n in st['trainable']: p.copy_(st['trainable'][n])
-        opt.load_state_dict(st['opt']); start = st['step']
-        if st['ref'] is not None:
-            ref = copy.deepcopy(model).eval().requires_grad_(False)
-            ref.load_state_dict(st['ref'], strict=False)
+        opt = torch.optim.AdamW(trainable(), lr=lr); opt.load_state_dict(st['opt']); start = st['step']
+        if kl_coef and not lora: ref = _frozen_copy(model, rf['weights'])
         history = [h for h in read_jsonl(mpath) if h['phase'] != 'grpo' or h['step'] <= start]
         atomic_write(mpath, ''.join(json.dumps(h) + '\n' for h in history))
     else:
@@ -210,20 +252,27 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, checkpoint.pt, adapte
         if sft_steps:
             demo = demo_policy or OfflinePolicy(index.pages, index.embedder, answerer=None, crop=allow_crop)
             demos, sopt, rng = play_group(model, codec, agent, examples, 1, turn_tokens, response_length,
-                                          policy=demo), torch.optim.AdamW(params, lr=sft_lr), random.Random(seed)
+                                          policy=demo), torch.optim.AdamW(trainable(), lr=sft_lr), random.Random(seed)
             for k in range(sft_steps):
                 emit({
                     'phase': 'sft', 'step': k + 1,
                     'loss': sft_step(model, rng.sample(demos, min(sft_batch, len(demos))), codec, sopt)
                 })
-        if kl_coef and not lora: ref = copy.deepcopy(model).eval().requires_grad_(False)
+        merged, weights = bool(lora and sft_steps), {}
+        if merged:  # the KL's reference is the cold-started model: merge the cold start into the base, a fresh adapter on top
+            weights = _trainable(model); model = _merge_adapter(model, weights, lora, gradient_checkpointing)
+        elif not lora: weights = _trainable(model)
+        _save({'merged': merged, 'weights': weights}, refp)  # once: a resumed run (even with kl_coef raised) gets it back
+        if kl_coef and not lora: ref = _frozen_copy(model)
+        opt = torch.optim.AdamW(trainable(), lr=lr)
+    params = trainable()
     for step in range(start + 1, steps + 1):
         t0 = time.perf_counter()
         chosen = random.Random(f'{seed}:{step}').sample(examples, min(prompts, len(examples)))
-        rows = play_group(model, codec, agent, chosen, group, turn_tokens, response_length, temperature,
-                          ggpo=algo == 'ggpo', seed=seed * 1_000_003 + step)
+        rows = play_group(model, codec, agent, chosen, group, turn_tokens, response_length, temperature, top_p, judge,
+                          preset, ggpo=algo == 'ggpo', seed=seed * 1_000_003 + step)
         t1 = time.perf_counter()
-        m = grpo_update(model, rows, codec, opt, ref, kl_coef, clip_ratio, micro_batch)
+        m = grpo_update(model, rows, codec, opt, ref, kl_coef, clip_ratio, micro_batch, dr_grpo=dr_grpo)
         tokens = sum(sum(r.mask) for r in rows)
         emit({
             'phase': 'grpo', 'step': step, **_summary(rows), **m, 'seconds_rollout': round(t1 - t0, 3),
@@ -233,12 +282,7 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, checkpoint.pt, adapte
                               2**30, 2) if next(model.parameters()).is_cuda else None
         })
         if step % ckpt_every and step != steps: continue
-        buf, trained = io.BytesIO(), _trainable(model)
-        torch.save(
-            dict(step=step, trainable=trained, opt=opt.state_dict(), ref=ref and
-                 {k: v
-                  for k, v in ref.state_dict().items() if k in trained}), buf)
-        atomic_write(ckpt, buf.getvalue())
+        _save(dict(step=step, trainable=_trainable(model), opt=opt.state_dict()), ckpt)
     if lora: model.save_pretrained(out/'adapter')
     return history
 
