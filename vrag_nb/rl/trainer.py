@@ -4,7 +4,7 @@
 
 # %% ../../nbs/07h_rl.trainer.ipynb #ba573539
 from __future__ import annotations
-import copy, json, os, random, time
+import copy, json, os, random, re, time
 from pathlib import Path
 import numpy as np
 import torch
@@ -34,6 +34,7 @@ def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 
                    lora: dict | None = None, # peft `LoraConfig` settings (r, lora_alpha, ...); None: full fine-tuning
                    freeze_vision: bool = True, # full fine-tuning: keep the vision tower frozen
                    gradient_checkpointing: bool = False, # recompute activations in the backward pass (less memory, ~30% more time)
+                   trainable_layers: int | None = None, # full fine-tuning: train only the top this many language-model layers and the final norm; None: all
                   ): # the model (a peft model with `lora`)
     "Make a model trainable as a policy: LoRA adapters on the language model, or full fine-tuning (fp32 master weights, vision frozen); raises `ValueError` for float16."
     dt = next(model.parameters()).dtype
@@ -50,6 +51,11 @@ def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 
         if freeze_vision:
             for n, p in model.named_parameters():
                 if 'visual' in n.split('.'): p.requires_grad_(False)
+        if trainable_layers is not None:  # the backward pass then stops at the lowest trained layer
+            layer = lambda n: int(m[1]) if 'visual' not in n.split('.') and (m := re.search(r'\blayers\.(\d+)\.', n)) else None
+            top = set(sorted({layer(n) for n, _ in model.named_parameters()} - {None})[-trainable_layers:])
+            final_norm = lambda n: n.endswith('norm.weight') and layer(n) is None and 'visual' not in n.split('.')
+            for n, p in model.named_parameters(): p.requires_grad_(layer(n) in top or final_norm(n))
     if gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})
         if lora: model.enable_input_require_grads()
@@ -207,6 +213,7 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
                  micro_batch: int = 4, # rollouts per forward/backward
                  lora: dict | None = None, # peft LoraConfig settings, e.g. {'r': 64, 'lora_alpha': 128}; None: full fine-tuning
                  freeze_vision: bool = True, gradient_checkpointing: bool = False, # see `prepare_policy`
+                 trainable_layers: int | None = None, # full fine-tuning: only the top this many layers (and the final norm); None: all
                  sft_steps: int = 0, sft_lr: float = 1e-4, sft_batch: int = 4, # cold start on demonstrations (0 steps: none)
                  demo_policy=None, # who demonstrates (messages -> reply); None: the offline baseline (04a), which searches, crops and answers
                  max_turns: int = 4, turn_tokens: int = 256, response_length: int = 2048, # per rollout: turns (VRAG-RL: 4), tokens per reply, text tokens in all (image pads not counted)
@@ -217,16 +224,17 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
                  preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
                  obs_chars: int = 600, # text LMs: characters per view
                  seed: int = 0, # LoRA init, demonstrations drawn, questions and sampling of every step
-                 ckpt_every: int = 1, # steps between checkpoints (and always after the last); a full 3B model's weights take GBs
+                 ckpt_every: int = 1, # steps between checkpoints (and always after the cold start and the last step); a full 3B model's weights take GBs
+                 evaluate=None, # called as evaluate(model, stage) after the cold start ('cold_start') and the last step ('final'); its dict is recorded (phase 'eval')
                  log=print, # called with each metrics record; None: quiet
-                ) -> list[dict]: # metrics records (phase 'sft' / 'grpo')
+                ) -> list[dict]: # metrics records (phase 'sft' / 'eval' / 'grpo')
     "GRPO or GGPO on a policy playing the real agent game, optional cold start first; resumes from `out/checkpoint.pt`; raises `ValueError` on an unknown algo, a temperature ≤ 0 or a checkpoint without its reference."
     if algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {algo!r}")
     if temperature <= 0: raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {temperature}')
     from vrag_nb.agent.policies import OfflinePolicy
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
-    model = prepare_policy(model, lora, freeze_vision, gradient_checkpointing)
+    model = prepare_policy(model, lora, freeze_vision, gradient_checkpointing, trainable_layers)
     codec = ChatCodec(tokenizer, image_processor, pages={(p.doc, p.page): p for p in index.pages}, obs_chars=obs_chars)
     agent = VRAGAgent(index, None, max_steps=max_turns, min_pixels=min_pixels, max_pixels=max_pixels,
                       allow_crop=allow_crop)
@@ -265,6 +273,8 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
         _save({'merged': merged, 'weights': weights}, refp)  # once: a resumed run (even with kl_coef raised) gets it back
         if kl_coef and not lora: ref = _frozen_copy(model)
         opt = torch.optim.AdamW(trainable(), lr=lr)
+        if evaluate: emit({'phase': 'eval', 'stage': 'cold_start', 'step': 0, **evaluate(model, 'cold_start')})
+        _save(dict(step=0, trainable=_trainable(model), opt=opt.state_dict()), ckpt)  # GRPO starts here; so may another run
     params = trainable()
     for step in range(start + 1, steps + 1):
         t0 = time.perf_counter()
@@ -283,6 +293,7 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
         })
         if step % ckpt_every and step != steps: continue
         _save(dict(step=step, trainable=_trainable(model), opt=opt.state_dict()), ckpt)
+    if evaluate and start < steps: emit({'phase': 'eval', 'stage': 'final', 'step': steps, **evaluate(model, 'final')})
     if lora: model.save_pretrained(out/'adapter')
     return history
 
