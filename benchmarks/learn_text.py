@@ -29,20 +29,21 @@ from vrag_nb.rl.learn import evaluate_policy, save_policy
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--steps', type=int, default=16, help='GRPO (and GGPO) steps')
+    ap.add_argument('--steps', type=int, default=20, help='GRPO (and GGPO) steps')
     ap.add_argument('--sft_steps', type=int, default=24)
     ap.add_argument('--sft_batch', type=int, default=8)
     ap.add_argument('--sft_lr', type=float, default=1e-4)
     ap.add_argument('--lr', type=float, default=5e-5)
     ap.add_argument('--trainable_layers', type=int, default=6, help='the top layers trained (of 30): the backward pass stops there')
-    ap.add_argument('--kl_coef', type=float, default=0.01)
+    ap.add_argument('--kl_coef', type=float, default=0.0, help='0: no KL term and no reference pass (as Dr.GRPO and DAPO); 0.01 is VRAG-RL\'s')
+    ap.add_argument('--temperature', type=float, default=0.7, help='rollout sampling; log-probs are taken at it (1.0: VRAG-RL)')
     ap.add_argument('--prompts', type=int, default=2)
     ap.add_argument('--group', type=int, default=6)
     ap.add_argument('--max_turns', type=int, default=3)
     ap.add_argument('--turn_tokens', type=int, default=48)
     ap.add_argument('--response_length', type=int, default=512)
     ap.add_argument('--obs_chars', type=int, default=300)
-    ap.add_argument('--train_eval', type=int, default=16, help='training questions in each greedy evaluation (a fixed subset)')
+    ap.add_argument('--train_eval', type=int, default=8, help='training questions in each greedy evaluation (a fixed subset)')
     ap.add_argument('--algos', default='grpo,ggpo')
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
@@ -84,7 +85,7 @@ def main():
         log(stage, json.dumps(res))
         return res
 
-    settings = dict(trainable_layers=a.trainable_layers, sft_batch=a.sft_batch, sft_lr=a.sft_lr, lr=a.lr, kl_coef=a.kl_coef, prompts=a.prompts, group=a.group,
+    settings = dict(trainable_layers=a.trainable_layers, sft_batch=a.sft_batch, sft_lr=a.sft_lr, lr=a.lr, kl_coef=a.kl_coef, temperature=a.temperature, prompts=a.prompts, group=a.group,
                     judge=judge, seed=a.seed, log=lambda r: log(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()
                                                                            if k in ('phase', 'step', 'loss', 'reward_mean', 'r_pat', 'r_ret', 'r_ans', 'crops', 'kl', 'pruned', 'seconds')})),
                     **game)

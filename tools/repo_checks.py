@@ -66,7 +66,7 @@ def import_problems() -> list[str]:
 
 # Notebooks that must show pictures as committed (executed by `make notebooks`), and how many at least: a reader on GitHub
 # sees them without running anything. A picture is an image output, or a Markdown image of a file in the repository.
-PICTURES = {'01_retrieval.corpus': 3, '02d_retrieval.colqwen': 1, '04a_agent.loop': 1, '04c_agent.widgets': 3, '05a_vimrag.agent': 1, '05b_vimrag.views': 2, '06_eval.rewards': 1, '07a_rl.toy_train': 1, '07b_rl.ggpo': 1, '07f_rl.verl.llm_grpo': 1, '07i_rl.learn': 1,
+PICTURES = {'01_retrieval.corpus': 3, '02d_retrieval.colqwen': 1, '04a_agent.loop': 1, '04c_agent.widgets': 3, '05a_vimrag.agent': 1, '05b_vimrag.views': 2, '06_eval.rewards': 1, '07a_rl.toy_train': 1, '07b_rl.ggpo': 1, '07i_rl.learn': 1,
             '08_eval.retrieval': 1, '08a_eval.agents': 1, 'index': 3}
 NBS_BUDGET = 4_000_000  # bytes: everything under nbs/ (notebooks with their outputs, images, notes)
 

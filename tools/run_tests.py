@@ -41,7 +41,7 @@ base = subprocess.Popen([sys.executable, 'tools/base_install_check.py'], stdout=
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
 # The longest first (over 60 s each on two cores), so that the two workers finish together instead of one running a long
 # notebook alone at the end; the rest in file order. A name not found is ignored, a notebook not named runs in its turn.
-LONGEST = ['09a_cli.agent', '07f_rl.verl.llm_grpo', '03_retrieval.index', '03b_retrieval.documents', '04c_agent.widgets',
+LONGEST = ['09a_cli.agent', '03_retrieval.index', '03b_retrieval.documents', '04c_agent.widgets',
            '07h_rl.trainer', '04b_agent.policies', '08a_eval.agents', '09_cli.index']
 nbs.sort(key=lambda p: LONGEST.index(p.stem) if p.stem in LONGEST else len(LONGEST))
 # Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or their
