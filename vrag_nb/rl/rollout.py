@@ -174,8 +174,9 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
     if kw and _needs_types(model): kw['mm_token_type_ids'] = (ids == codec.image_pad).int()
     sample = temperature > 0
     gc = GenerationConfig(max_new_tokens=max_new_tokens, do_sample=sample, temperature=temperature if sample else 1.0,
-                          top_p=top_p if sample else 1.0, top_k=0, repetition_penalty=1.0, eos_token_id=codec.stop_ids,
-                          pad_token_id=codec.pad_id, output_logits=True, return_dict_in_generate=True)
+                          top_p=top_p if sample else 1.0, repetition_penalty=1.0, eos_token_id=codec.stop_ids,
+                          pad_token_id=codec.pad_id, output_logits=True, return_dict_in_generate=True,
+                          **({'top_k': 0} if sample else {}))  # no top-k cut when sampling; greedy takes no sampling flags
     training = model.training; model.eval()
     try:
         with compute_context(model): out = model.generate(input_ids=ids, attention_mask=att, generation_config=gc, **kw)
