@@ -4,8 +4,8 @@
     .venv/bin/python tools/nb_stats.py --json     # the same numbers as JSON
 
 Counts over nbs/*.ipynb: visible code cells (not `#| hide`) with at least one output, notebooks with no output at
-all, export cells' line counts (median, maximum, how many over 40), stderr outputs (by notebook), code lines over
-120 characters (in notebooks, and in the generated library).
+all (a stderr stream alone is not an output), export cells' line counts (median, maximum, how many over 40), stderr
+outputs (by notebook), code lines over 120 characters (in notebooks, and in the generated library).
 """
 import argparse, glob, json, statistics
 from pathlib import Path
@@ -32,8 +32,10 @@ def stats(nbs_dir: Path = ROOT/'nbs', lib_dir: Path = ROOT/'vrag_nb') -> dict:
         export_lens += exports
         longs = sum(len(l) > 120 for c in code for l in src(c).splitlines())
         long_nb += longs
-        per[p.stem] = dict(visible=len(visible), with_output=sum(bool(c.get('outputs')) for c in visible),
-                           any_output=any(c.get('outputs') for c in code), stderr=stderr, long_lines=longs,
+        shown = lambda c: any(not (o.get('output_type') == 'stream' and o.get('name') == 'stderr')
+                              for o in c.get('outputs', []))
+        per[p.stem] = dict(visible=len(visible), with_output=sum(shown(c) for c in visible),
+                           any_output=any(shown(c) for c in code), stderr=stderr, long_lines=longs,
                            export_max=max(exports, default=0))
     lib_long = sum(len(l) > 120 for f in lib_dir.rglob('*.py') if f.name != '_modidx.py'
                    for l in f.read_text().splitlines())
