@@ -30,6 +30,7 @@ class Page:
     video: str = ''  # for a video chunk: its clip file (`chunks/<doc>_<n>.mp4`); '' for a document page or image
     start: float = 0.0  # for a video chunk: where it starts in the source video, seconds
     end: float = 0.0  # for a video chunk: where it ends in the source video, seconds
+    lines: list = field(default_factory=list)  # PDF text layer: visual lines `[x0, y0, x1, y1, text]` (a table row is one), raw-image pixels; empty for OCR (its blocks are lines)
 
     @property
     def pid(self) -> str:
@@ -42,9 +43,10 @@ class Page:
         return 'video' if self.video else 'image'
 
     def to_dict(self) -> dict:
-        "The page as a JSON-serialisable dict (one line of pages.jsonl); the video fields only for a video chunk."
+        "The page as a JSON-serialisable dict (one line of pages.jsonl); the video fields only for a video chunk, `lines` only when it has some."
         d = asdict(self)
         if not self.video: del d['video'], d['start'], d['end']
+        if not self.lines: del d['lines']
         return d
 
     @classmethod

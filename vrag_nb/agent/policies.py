@@ -206,14 +206,16 @@ def _latest_view(messages):
     return None
 
 class OfflinePolicy:
-    "Offline baseline, not a VLM: search with the question, crop the most similar text block, answer from the crop."
+    "Offline baseline, not a VLM: search with the question, crop the lines that best match it, answer from the crop."
     def __init__(self,
                  pages: list[Page], # the corpus pages (e.g. `PageIndex.pages`), for text blocks
                  embedder=None, # MiniLM-style embedder with `embed_texts`; default `MiniLMEmbedder()`
                  answerer='auto', # callable (question, context) -> str; 'auto': SmolLM2 if installed; None: best sentence
                  min_block_chars: int = 20, # shorter blocks (headers, page numbers) are crop candidates only if nothing else is
                  crop: bool = True, # False: answer from the whole page, never crop (the no-crop baseline)
+                 crop_by: str = 'lines', # 'lines': the best-matching lines of the page and one line around them; 'blocks': the best text block
                 ):
+        if crop_by not in ('lines', 'blocks'): raise ValueError(f"crop_by must be 'lines' or 'blocks', got {crop_by!r}")
         self.pages = {(p.doc, p.page): p for p in pages}
         self.embedder = embedder or MiniLMEmbedder()
         if answerer == 'auto':
@@ -221,7 +223,7 @@ class OfflinePolicy:
             except (ImportError, OSError) as e:
                 print(f'SmolLM2 unavailable ({e}); answering with the best sentence')
                 answerer = None
-        self.answerer, self.min_block_chars, self.crop = answerer, min_block_chars, crop
+        self.answerer, self.min_block_chars, self.crop, self.crop_by = answerer, min_block_chars, crop, crop_by
 
     def question(self, messages: list[dict], # agent messages (04a_agent.loop)
                 ) -> str:
@@ -237,6 +239,29 @@ class OfflinePolicy:
         if not blocks: return None
         sims = self.embedder.embed_texts([b[4] for b in blocks]) @ self.embedder.embed_queries([question])[0]
         return blocks[int(np.argmax(sims))]
+
+    def units(self, page: Page, # a corpus page
+             ) -> list:
+        "What this policy crops and reads: the page's lines when it crops by lines and the page has them, else its blocks."
+        return page.lines if self.crop_by == 'lines' and page.lines else page.blocks
+
+    def best_region(self, question: str, # the question
+                    page: Page, # the page shown
+                    top: int = 3, # best-matching lines considered; those within a quarter page of the best are kept
+                   ) -> list | None:
+        "The region to crop ([x0, y0, x1, y1, text], raw pixels): the lines best matching `question` (MiniLM and BM25, min-max fused, 0.5 each) and one line either side; the best block when cropping by blocks or the page has no lines; None without text."
+        from vrag_nb.retrieval.sparse import BM25Pages, minmax_fuse
+        lines = self.units(page) if self.crop_by == 'lines' else []
+        if not lines or lines is page.blocks: return self.best_block(question, page)
+        texts = [l[4] for l in lines]
+        dense = self.embedder.embed_texts(texts) @ self.embedder.embed_queries([question])[0]
+        ids, scores = BM25Pages.build(texts).search([question], len(texts))
+        fused = minmax_fuse([dict(enumerate(map(float, dense))), dict(zip(ids[0].tolist(), map(float, scores[0])))], [0.5, 0.5])
+        order = sorted(fused, key=lambda i: -fused[i])
+        near = [i for i in order[:top] if abs(lines[i][1] - lines[order[0]][1]) <= page.height / 4]
+        sel = lines[max(0, min(near) - 1):max(near) + 2]
+        return [min(l[0] for l in sel), min(l[1] for l in sel), max(l[2] for l in sel), max(l[3] for l in sel),
+                ' '.join(lines[i][4] for i in sorted(near))]
 
     def answer(self, question: str, # the question
                context: str, # text of the cropped region
@@ -254,9 +279,9 @@ class OfflinePolicy:
         if page is None: return '<think>This page is not in my corpus.</think>\n<answer>unknown</answer>'
         final = any(c.get('text', '').startswith('You have no steps left')
                     for c in messages[-1]['content']) if messages[-1]['role'] == 'user' else False
-        inside = [b for b in page.blocks if block_in_region(b, view.region)]
+        inside = [b for b in self.units(page) if block_in_region(b, view.region)]
         if self.crop and view.region == (0, 0, page.width, page.height) and not final:
-            block = self.best_block(q, page)
+            block = self.best_region(q, page)
             if block is not None:
                 box = to_view_frame(block[:4], view)
                 return f'<think>The most relevant region of {page.pid} reads: "{block[4][:80]}"</think>\n<bbox>[{box[0]}, {box[1]}, {box[2]}, {box[3]}]</bbox>'

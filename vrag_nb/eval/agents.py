@@ -13,7 +13,8 @@ from .retrieval import gold_pages
 from .rewards import ANLSJudge, anls, answer_text, exact_match, ndcg_reward, retrieved_pages, token_f1
 
 # %% auto #0
-__all__ = ['MODES', 'COLUMNS', 'make_policy', 'run_question', 'score_row', 'summarize', 'evaluate_agent', 'write_results']
+__all__ = ['MODES', 'COLUMNS', 'make_policy', 'run_question', 'crop_hit', 'score_row', 'summarize', 'evaluate_agent',
+           'write_results']
 
 # %% ../../nbs/08a_eval.agents.ipynb #c6b379ce
 MODES = ('vanilla', 'no_crop', 'crop', 'vimrag')
@@ -68,9 +69,24 @@ def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
 
 
 # %% ../../nbs/08a_eval.agents.ipynb #e7a6bff7
+def crop_hit(traj: dict, # a trajectory (its crop events)
+             example: dict, # the unified-format example; its evidence strings are `meta_info['evidence']`
+             pages: dict, # (doc, page) -> `Page`
+            ) -> bool | None: # None when the example has no evidence strings
+    "Whether a crop of the trajectory shows one of the example's evidence strings: the text of the page's lines (else blocks) centred in the crop, whitespace and case ignored."
+    from vrag_nb.agent.views import block_in_region
+    norm = lambda s: ' '.join(s.split()).lower()
+    if not (ev := [norm(x) for x in example['meta_info'].get('evidence') or []]): return None
+    for e in traj.get('events', []):
+        if e['event'] != 'crop' or (p := pages.get((e['source']['doc'], e['source']['page']))) is None: continue
+        seen = norm(' '.join(u[4] for u in (p.lines or p.blocks) if block_in_region(u, e['region'])))
+        if any(x in seen for x in ev): return True
+    return False
+
 def score_row(traj: dict, # from `run_question`
               example: dict, # the unified-format example
               judge, # callable (question, reference, answer) -> bool
+              pages: dict | None = None, # (doc, page) -> `Page`: the crop baseline's rows get `crop_hit` (see `crop_hit`)
              ) -> dict: # one result row (JSON-serialisable)
     "Score one trajectory against its example; raises the judge's error when it cannot judge."
     ans, ref, events = answer_text(traj), example['reference_answer'], traj.get('events', [])
@@ -80,7 +96,8 @@ def score_row(traj: dict, # from `run_question`
                 anls=anls(ans, ref), em=exact_match(ans, ref), f1=token_f1(ans, ref),
                 steps=traj['policy_calls'], invalid=sum(e['event'] in ('invalid', 'error') for e in events),
                 finished=any(e['event'] == 'answer' for e in events), retrieved=retrieved, gold=sorted(gold),
-                ndcg=ndcg_reward(retrieved, gold), crops=len(traj.get('crops') or []))
+                ndcg=ndcg_reward(retrieved, gold), crops=len(traj.get('crops') or []),
+                crop_hit=crop_hit(traj, example, pages) if pages is not None and traj.get('mode') == 'crop' else None)
 
 # %% ../../nbs/08a_eval.agents.ipynb #23880010
 def _load_rows(path: Path, key: str) -> dict:
@@ -92,15 +109,16 @@ def _load_rows(path: Path, key: str) -> dict:
     return {r['uid']: r for r in rows if r.get('key') == key}
 
 def summarize(rows: list[dict], # result rows of one baseline
-             ) -> dict: # n, accuracy, anls, em, f1, mean_steps, invalid_rate, finish_rate, ndcg
-    "Aggregate rows: means per question; the invalid-action rate is invalid actions over model calls (VRAG-RL)."
+             ) -> dict: # n, accuracy, anls, em, f1, mean_steps, invalid_rate, finish_rate, ndcg; crop_hit where rows have one
+    "Aggregate rows: means per question; the invalid-action rate is invalid actions over model calls (VRAG-RL); crop_hit over the rows with evidence strings."
     n = len(rows)
     if n == 0: return dict(n=0)
     mean = lambda k: sum(float(r[k]) for r in rows) / n
     return dict(n=n, accuracy=mean('correct'), anls=mean('anls'), em=mean('em'), f1=mean('f1'),
                 mean_steps=mean('steps'), invalid_rate=sum(r['invalid']
                                                            for r in rows) / max(sum(r['steps'] for r in rows), 1),
-                finish_rate=mean('finished'), ndcg=mean('ndcg'))
+                finish_rate=mean('finished'), ndcg=mean('ndcg'),
+                **({'crop_hit': sum(hits) / len(hits)} if (hits := [r['crop_hit'] for r in rows if r.get('crop_hit') is not None]) else {}))
 
 # %% ../../nbs/08a_eval.agents.ipynb #2865b28d
 class _Stoppable:
@@ -142,6 +160,7 @@ def evaluate_agent(index, # a `PageIndex`
         raise ValueError(f'example uids must be unique; repeated: {sorted({u for u in uids if uids.count(u) > 1})[:5]}')
     policy_for = policy_for or (lambda m: make_policy(index, mode=m))
     all_rows, failed, stop = {}, [], threading.Event()
+    pages = {(p.doc, p.page): p for p in getattr(index, 'pages', [])}
     for mode in modes:
         if stop.is_set(): break
         key = hashlib.sha1(
@@ -159,7 +178,7 @@ def evaluate_agent(index, # a `PageIndex`
             # finished or not: what the model did, to read
             save_trajectory(traj, traj_dir/f"{_file_name(e['uid'])}.json")
             if not traj['finished']: raise _Unfinished(traj['error'])
-            return {**score_row(traj, e, judge), 'seconds': round(time.time() - t0, 3), 'key': key}
+            return {**score_row(traj, e, judge, pages), 'seconds': round(time.time() - t0, 3), 'key': key}
         def record(fut, e):
             x = None if fut.cancelled() else fut.exception()
             if fut.cancelled(): err = 'interrupted (Ctrl-C) before it started'

@@ -17,8 +17,8 @@ from ..core import Page, page_name, read_jsonl, write_jsonl
 from .video import VideoError, split_video, video_frames, video_info
 
 # %% auto #0
-__all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'find_sources', 'clean_text', 'pdf_blocks', 'ocr_blocks', 'SkipFile', 'CorpusReport',
-           'load_pages', 'build_corpus']
+__all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'find_sources', 'clean_text', 'pdf_blocks', 'pdf_lines', 'ocr_blocks', 'SkipFile',
+           'CorpusReport', 'load_pages', 'build_corpus']
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #869d50a7
 IMAGE_EXTS = {'.jpg', '.jpeg', '.png', '.webp', '.bmp', '.tif', '.tiff', '.gif'}
@@ -57,6 +57,24 @@ def pdf_blocks(page: pymupdf.Page, # a PyMuPDF page
         text = clean_text(text)
         if kind == 0 and text:
             out.append([round(x0 * scale, 1), round(y0 * scale, 1), round(x1 * scale, 1), round(y1 * scale, 1), text])
+    return out
+
+def pdf_lines(page: pymupdf.Page, # a PyMuPDF page
+              scale: float, # pixels per PDF point: dpi / 72
+              textpage=None, # a `page.get_textpage()` to reuse, or None
+             ) -> list[list]: # [[x0, y0, x1, y1, text]], pixels of the rendered image, in reading order
+    "The visual text lines of a PDF page: PyMuPDF's lines of each block, those at one height merged (a table row is one line)."
+    out = []
+    for b in page.get_text('dict', textpage=textpage)['blocks']:
+        if b.get('type') != 0: continue
+        rows = []  # [x0, y0, x1, y1, [(x0, text)]] in PDF points
+        for l in sorted(b['lines'], key=lambda l: (l['bbox'][1], l['bbox'][0])):
+            if not (t := clean_text(' '.join(s['text'] for s in l['spans']))): continue
+            x0, y0, x1, y1 = l['bbox']
+            r = next((r for r in rows if r[1] <= (y0 + y1) / 2 <= r[3]), None)  # a cell of a row already begun
+            if r: r[:4] = min(r[0], x0), min(r[1], y0), max(r[2], x1), max(r[3], y1); r[4].append((x0, t))
+            else: rows.append([x0, y0, x1, y1, [(x0, t)]])
+        out += [[*(round(v * scale, 1) for v in r[:4]), ' '.join(t for _, t in sorted(r[4]))] for r in rows]
     return out
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #e677550f
@@ -112,14 +130,14 @@ def _render_range(path, start, end, out_dir, dpi, quality, ocr, min_chars) -> li
         img = Image.frombuffer('RGB', (pix.width, pix.height), pix.samples_mv, 'raw', 'RGB', pix.stride, 1)  # no copy
         name = page_name(path.stem, i + 1)
         img.save(out_dir/'pages'/name, quality=quality)
-        tp = pg.get_textpage()  # parse the page's text once for both extractions
-        blocks = pdf_blocks(pg, scale, tp)
+        tp = pg.get_textpage()  # parse the page's text once for all extractions
+        blocks, lines = pdf_blocks(pg, scale, tp), pdf_lines(pg, scale, tp)
         text, used_ocr = clean_text(pg.get_text('text', textpage=tp)), False
         if len(text) < min_chars and ocr:
-            blocks, used_ocr = ocr_blocks(img), True
+            blocks, lines, used_ocr = ocr_blocks(img), [], True
             text = '\n'.join(b[4] for b in blocks)
-        pages.append(
-            Page(path.stem, i + 1, f'pages/{name}', pix.width, pix.height, text, blocks, str(path), used_ocr).to_dict())
+        pages.append(Page(path.stem, i + 1, f'pages/{name}', pix.width, pix.height, text, blocks, str(path), used_ocr,
+                          lines=lines).to_dict())
     return pages
 
 def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
