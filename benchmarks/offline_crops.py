@@ -6,15 +6,28 @@ The crop baseline (`OfflinePolicy`: search with the question, crop, answer with 
 index of data/pdfs twice through `evaluate_agent`: cropping the best text block (`crop_by='blocks'`) and cropping the
 lines that best match the question with a line around them (`crop_by='lines'`, the default). Reported per setting:
 crop_hit (a crop shows the question's evidence string; the questions that have one), accuracy (the offline stand-in
-judge), ANLS, NDCG. Writes benchmarks/results/offline_crops.json.
+judge), ANLS, NDCG, and the crop's area as a share of the page (mean and median over the first crop of each question: a
+bigger crop holds the evidence more often and zooms less). Writes benchmarks/results/offline_crops.json.
 """
 import argparse, json, tempfile, time
+import numpy as np
 from pathlib import Path
 from vrag_nb.retrieval.corpus import build_corpus
 from vrag_nb.retrieval.index import PageIndex
 from vrag_nb.eval.retrieval import load_qa
 from vrag_nb.eval.agents import evaluate_agent
 from vrag_nb.agent.policies import OfflinePolicy, SmolLM2Answerer
+
+
+def crop_areas(folder: Path) -> list[float]:
+    "The first crop of each trajectory in `folder` as a share of its page's area."
+    out = []
+    for f in sorted(folder.glob('*.json')):
+        crop = next((e for e in json.loads(f.read_text())['events'] if e['event'] == 'crop'), None)
+        if crop:
+            (x0, y0, x1, y1), (_, _, w, h) = crop['region'], crop['source']['region']
+            out.append((x1 - x0) * (y1 - y0) / (w * h))
+    return out
 
 
 def main():
@@ -33,6 +46,10 @@ def main():
                            progress=False)
         s = r['modes']['crop']['all']
         res[by] = {k: round(s[k], 3) for k in ('n', 'crop_hit', 'accuracy', 'anls', 'ndcg')}
+        areas = crop_areas(work/by/'trajectories'/'crop')
+        res[by].update(
+            crop_area_mean=round(float(np.mean(areas)), 3), crop_area_median=round(float(np.median(areas)), 3)
+        )
         print(by, res[by], flush=True)
     out = dict(qa=a.qa, judge=r['judge'], crop=res, seconds=round(time.time() - t0),
                command='.venv/bin/python benchmarks/offline_crops.py')
