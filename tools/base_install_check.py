@@ -19,10 +19,15 @@ def check(venv_dir: Path) -> list[str]:
     r = run(b/'pip', 'install', '-q', '-e', root)
     if r.returncode: return [f'pip install -e . failed: {r.stderr[-1500:]}']
     problems = []
-    r = run(b/'python', '-c', 'import importlib.util as u; print(*[m for m in ("torch", "transformers", "verl") if u.find_spec(m)])')
+    r = run(
+        b / 'python',
+        '-c',
+        'import importlib.util as u; print(*[m for m in ("torch", "transformers", "verl") if u.find_spec(m)])',
+    )
     if r.stdout.strip(): problems.append(f'the base install brought {r.stdout.strip()}')
     r = run(b/'vrag_index', root/'data'/'pdfs'/'sample-sigconf.pdf', '--out', venv_dir.parent/'idx')
-    if r.returncode or '6 pages from 1 documents' not in r.stdout: problems.append(f'vrag_index failed ({r.returncode}): {(r.stdout + r.stderr)[-1500:]}')
+    if r.returncode or '6 pages from 1 documents' not in r.stdout:
+        problems.append(f'vrag_index failed ({r.returncode}): {(r.stdout + r.stderr)[-1500:]}')
     else:
         r = run(b/'vrag_search', venv_dir.parent/'idx', 'ACM reference format', '--json')
         try: ok = r.returncode == 0 and json.loads(r.stdout)['data'][0]['doc'] == 'sample-sigconf'
@@ -30,12 +35,18 @@ def check(venv_dir: Path) -> list[str]:
         if not ok: problems.append(f'vrag_search failed ({r.returncode}): {(r.stdout + r.stderr)[-1500:]}')
     r = run(b/'vrag_train')
     want = "error: vrag_train needs torch, which comes with the 'llm' extra: pip install 'vrag_nb[llm]'"
-    if (r.returncode, r.stderr.strip()) != (1, want): problems.append(f'vrag_train without torch: exit {r.returncode}, {r.stderr.strip()[-1500:]!r}; want exit 1, {want!r}')
+    if (r.returncode, r.stderr.strip()) != (1, want):
+        problems.append(
+            f'vrag_train without torch: exit {r.returncode}, {r.stderr.strip()[-1500:]!r}; want exit 1, {want!r}'
+        )
     return problems
 
 if __name__ == '__main__':
     t = time.time()
     with tempfile.TemporaryDirectory(prefix='vrag_nb_base_') as d: problems = check(Path(d)/'venv')
     for p in problems: print('  ' + p)
-    print(f"base install (no extras, fresh venv: vrag_index, vrag_search, vrag_train's message): {'FAILED' if problems else 'ok'} ({time.time() - t:.0f} s)")
+    print(
+        f"base install (no extras, fresh venv: vrag_index, vrag_search, vrag_train's message): "
+        f"{'FAILED' if problems else 'ok'} ({time.time() - t:.0f} s)"
+    )
     sys.exit(1 if problems else 0)

@@ -15,8 +15,16 @@ def main():
     a = ap.parse_args()
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=a.chromium, args=['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-                                                                  '--disable-component-update', '--no-first-run'])
+        b = p.chromium.launch(
+            executable_path=a.chromium,
+            args=[
+                '--no-sandbox',
+                '--disable-gpu',
+                '--disable-background-networking',
+                '--disable-component-update',
+                '--no-first-run',
+            ],
+        )
         page = b.new_page(viewport={'width': 1100, 'height': 800})
         errors = []
         page.on('pageerror', lambda e: errors.append(str(e)))

@@ -23,7 +23,8 @@ def render() -> str:
     body, _ = MarkdownExporter().from_notebook_node(nb)
     # images beside the notebook (nbs/images/) by absolute URL, so that they show on GitHub and on PyPI alike
     body = body.replace('](images/', f'](https://raw.githubusercontent.com/{repo()}/{setting("branch")}/nbs/images/')
-    note = '<!-- generated from nbs/index.ipynb by `make readme` (tools/readme.py); edit the notebook, not this file -->\n\n'
+    note = ('<!-- generated from nbs/index.ipynb by `make readme` (tools/readme.py); edit the notebook, not this file '
+            '-->\n\n')
     return note + body.strip() + '\n'
 
 if __name__ == '__main__':

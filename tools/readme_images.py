@@ -47,16 +47,29 @@ def main():
     pair.paste(page, (0, 0)); pair.paste(zoom, (page.width + 24, (520 - zoom.height) // 2))
     pair.save(images/'crop_example.jpg', quality=80)
 
-    replies = iter([call('add_search_node', id='Messier table', parent_ids=['root'], query='Messier objects distance table'),
-                    call('summarize_and_memorize', summarize='Table 1 lists Messier objects with their distances.',
-                         memorize=[{'information_id': 'Picture 1', 'is_useful': True, 'priority_score': 5}]),
-                    call('add_search_node', id='M4 type', parent_ids=['root'], query='M4 globular cluster'),
-                    call('summarize_and_memorize', summarize='M4 is a globular cluster.',
-                         memorize=[{'information_id': 'Picture 1', 'is_useful': True, 'priority_score': 3}]),
-                    call('add_search_node', id='M4 row', parent_ids=['Messier table', 'M4 type'], query='M4 row distance kpc'),
-                    call('summarize_and_memorize', summarize='The M4 row gives 2.2 kpc.',
-                         memorize=[{'information_id': 'Picture 1', 'is_useful': True, 'priority_score': 4}]),
-                    call('add_answer_node', parent_ids=['M4 row'], answer='2.2 kpc')])
+    replies = iter(
+        [
+            call('add_search_node', id='Messier table', parent_ids=['root'], query='Messier objects distance table'),
+            call(
+                'summarize_and_memorize',
+                summarize='Table 1 lists Messier objects with their distances.',
+                memorize=[{'information_id': 'Picture 1', 'is_useful': True, 'priority_score': 5}],
+            ),
+            call('add_search_node', id='M4 type', parent_ids=['root'], query='M4 globular cluster'),
+            call(
+                'summarize_and_memorize',
+                summarize='M4 is a globular cluster.',
+                memorize=[{'information_id': 'Picture 1', 'is_useful': True, 'priority_score': 3}],
+            ),
+            call('add_search_node', id='M4 row', parent_ids=['Messier table', 'M4 type'], query='M4 row distance kpc'),
+            call(
+                'summarize_and_memorize',
+                summarize='The M4 row gives 2.2 kpc.',
+                memorize=[{'information_id': 'Picture 1', 'is_useful': True, 'priority_score': 4}],
+            ),
+            call('add_answer_node', parent_ids=['M4 row'], answer='2.2 kpc'),
+        ]
+    )
     vim = VimRAGAgent(index, lambda messages: next(replies))
     list(vim.run(QUESTION))
     fig = draw_graph(vim.graph)

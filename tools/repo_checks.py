@@ -10,7 +10,8 @@ from pathlib import Path
 root = Path(__file__).resolve().parent.parent
 
 def texts():
-    "(path, text) of every file that may cite the reference notes: notebooks (cell sources), the library, README, benchmarks, tools."
+    """(path, text) of every file that may cite the reference notes: notebooks (cell sources), the library, README,
+    benchmarks, tools."""
     for p in sorted(root.glob('nbs/*.ipynb')):
         yield p, '\n'.join(''.join(c['source']) for c in json.loads(p.read_text())['cells'])
     for pattern in ('vrag_nb/**/*.py', 'benchmarks/*.py', 'tools/*.py', 'README.md', 'nbs/*.md'):
@@ -18,20 +19,27 @@ def texts():
             if p.name != Path(__file__).name: yield p, p.read_text()
 
 def citation_problems() -> list[str]:
-    "Citations `reference.md §N` whose section N is not a `## §N` heading of nbs/reference.md, and any citation of the old name."
+    """Citations `reference.md §N` whose section N is not a `## §N` heading of nbs/reference.md, and any citation of the
+    old name."""
     sections = set(re.findall(r'^## §(\d+)\b', (root/'nbs'/'reference.md').read_text(), re.M))
     problems = []
     for p, text in texts():
         for m in re.finditer(r'reference\.md\s*§\s*(\d+)', text):
-            if m[1] not in sections: problems.append(f'{p.relative_to(root)}: {m[0]!r} cites no section of nbs/reference.md')
-        if 'REFERENCE' + '.md' in text: problems.append(f'{p.relative_to(root)}: cites REFERENCE' + '.md, which is not in the repository (use reference.md)')
+            if m[1] not in sections:
+                problems.append(f'{p.relative_to(root)}: {m[0]!r} cites no section of nbs/reference.md')
+        if 'REFERENCE' + '.md' in text:
+            problems.append(
+                f'{p.relative_to(root)}: cites REFERENCE' + '.md, which is not in the repository (use reference.md)'
+            )
         for name in ('ENVIRONMENT', 'DESIGN'):  # the developers' notes, which users do not have
-            if name + '.md' in text: problems.append(f'{p.relative_to(root)}: cites {name}.md, which is not in the repository')
+            if name + '.md' in text:
+                problems.append(f'{p.relative_to(root)}: cites {name}.md, which is not in the repository')
     return problems
 
 # The layers, lowest first: a module may import from its own layer and the ones before it, never from a later one.
 LAYERS = ('core', 'models', 'retrieval', 'agent', 'vimrag', 'eval', 'rl', 'rl.verl', 'cli')
-# What a layer's modules may import at module level, beyond the base install (heavier libraries are imported inside functions).
+# What a layer's modules may import at module level, beyond the base install (heavier libraries are imported inside
+# functions).
 HEAVY = {'torch': 'rl', 'transformers': 'rl', 'peft': 'rl', 'verl': 'rl.verl'}
 
 def layer_of(module: str) -> int | None:
@@ -41,7 +49,8 @@ def layer_of(module: str) -> int | None:
     return LAYERS.index(name) if name in LAYERS else None
 
 def import_problems() -> list[str]:
-    "Imports of a private name from another module, imports against the layer order, and heavy libraries imported at module level too early."
+    """Imports of a private name from another module, imports against the layer order, and heavy libraries imported at
+    module level too early."""
     problems = []
     for p in sorted((root/'vrag_nb').rglob('*.py')):
         if p.name == '_modidx.py': continue
@@ -52,22 +61,47 @@ def import_problems() -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 base = pkg.rsplit('.', node.level - 1)[0] if node.level > 1 else pkg
-                targets, names = [(base + '.' + node.module if node.module else base) if node.level else node.module or ''], [a.name for a in node.names]
+                targets = [(base + '.' + node.module if node.module else base) if node.level else node.module or '']
+                names = [a.name for a in node.names]
             elif isinstance(node, ast.Import): targets, names = [a.name for a in node.names], []
             else: continue
             for t in targets:
                 lib, lt, lm = t.split('.')[0], layer_of(t), layer_of(me)
                 if lib in HEAVY and id(node) in top and lm is not None and lm < LAYERS.index(HEAVY[lib]):
-                    problems.append(f'{me} ({LAYERS[lm]}) imports {lib} at module level: only {HEAVY[lib]} and later layers may (import it where it is used)')
+                    problems.append(
+                        f'{me} ({LAYERS[lm]}) imports {lib} at module level: only {HEAVY[lib]} and later layers may '
+                        f'(import it where it is used)'
+                    )
                 if lib != 'vrag_nb': continue
-                problems += [f'{me}: imports the private name {n} from {t}' for n in names if n.startswith('_') and not n.startswith('__')]
-                if lt is not None and lm is not None and lt > lm: problems.append(f'{me} ({LAYERS[lm]}) imports {t} ({LAYERS[lt]}): against the layer order {" -> ".join(LAYERS)}')
+                problems += [
+                    f'{me}: imports the private name {n} from {t}'
+                    for n in names
+                    if n.startswith('_') and not n.startswith('__')
+                ]
+                if lt is not None and lm is not None and lt > lm:
+                    problems.append(
+                        f'{me} ({LAYERS[lm]}) imports {t} ({LAYERS[lt]}): against the layer order {" -> ".join(LAYERS)}'
+                    )
     return problems
 
-# Notebooks that must show pictures as committed (executed by `make notebooks`), and how many at least: a reader on GitHub
+# Notebooks that must show pictures as committed (executed by `make notebooks`), and how many at least: a reader on
+# GitHub
 # sees them without running anything. A picture is an image output, or a Markdown image of a file in the repository.
-PICTURES = {'01_retrieval.corpus': 3, '02d_retrieval.colqwen': 1, '04a_agent.loop': 1, '04c_agent.widgets': 3, '05a_vimrag.agent': 1, '05b_vimrag.views': 2, '06_eval.rewards': 1, '07a_rl.toy_train': 1, '07b_rl.ggpo': 1, '07i_rl.learn': 1,
-            '08_eval.retrieval': 1, '08a_eval.agents': 1, 'index': 3}
+PICTURES = {
+    '01_retrieval.corpus': 3,
+    '02d_retrieval.colqwen': 1,
+    '04a_agent.loop': 1,
+    '04c_agent.widgets': 3,
+    '05a_vimrag.agent': 1,
+    '05b_vimrag.views': 2,
+    '06_eval.rewards': 1,
+    '07a_rl.toy_train': 1,
+    '07b_rl.ggpo': 1,
+    '07i_rl.learn': 1,
+    '08_eval.retrieval': 1,
+    '08a_eval.agents': 1,
+    'index': 3,
+}
 NBS_BUDGET = 4_000_000  # bytes: everything under nbs/ (notebooks with their outputs, images, notes)
 
 def pictures(nb: dict) -> int:
@@ -84,15 +118,24 @@ def picture_problems() -> list[str]:
     problems = []
     for name, want in PICTURES.items():
         got = pictures(json.loads((root/'nbs'/f'{name}.ipynb').read_text()))
-        if got < want: problems.append(f'nbs/{name}.ipynb shows {got} pictures as committed, it should show {want}: run `make notebooks`')
+        if got < want:
+            problems.append(
+                f'nbs/{name}.ipynb shows {got} pictures as committed, it should show {want}: run `make notebooks`'
+            )
     size = sum(f.stat().st_size for f in (root/'nbs').rglob('*') if f.is_file() and '.ipynb_checkpoints' not in f.parts)
-    if size > NBS_BUDGET: problems.append(f'nbs/ holds {size:,} bytes, over its budget of {NBS_BUDGET:,}: smaller images, fewer outputs')
+    if size > NBS_BUDGET:
+        problems.append(f'nbs/ holds {size:,} bytes, over its budget of {NBS_BUDGET:,}: smaller images, fewer outputs')
     return problems
 
 if __name__ == '__main__':
     failed = False
-    for what, problems in [('citations of nbs/reference.md', citation_problems()), ('import graph (layers, private names)', import_problems()),
-                            ('pictures in the notebooks, size of nbs/', picture_problems())]:
-        for line in problems: print('  ' + line)
-        print(f"{what}: {'FAILED' if problems else 'ok'}"); failed |= bool(problems)
+    for what, problems in [
+        ('citations of nbs/reference.md', citation_problems()),
+        ('import graph (layers, private names)', import_problems()),
+        ('pictures in the notebooks, size of nbs/', picture_problems()),
+    ]:
+        for line in problems:
+            print('  ' + line)
+        print(f"{what}: {'FAILED' if problems else 'ok'}")
+        failed |= bool(problems)
     sys.exit(1 if failed else 0)

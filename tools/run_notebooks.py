@@ -1,5 +1,5 @@
-"""`make notebooks`: run every notebook top to bottom, in place, and keep its outputs, so that a reader on GitHub sees the
-pages, crops, graphs and curves without running anything.
+"""`make notebooks`: run every notebook top to bottom, in place, and keep its outputs, so that a reader on GitHub sees
+the pages, crops, graphs and curves without running anything.
 
     python tools/run_notebooks.py [NOTEBOOK ...]      # default: every notebook in nbs/, two at a time
 
@@ -7,9 +7,10 @@ Cells marked `#| slow`, `#| gpu` or `#| eval: false` are not run (and keep no ou
 whose cell raises is left as it was, and the command exits non-zero naming it. Outputs are made reproducible before
 they are written:
 - progress bars are off (`TQDM_DISABLE=1`), plots are plain PNG (not retina), each math library uses one thread;
-- temporary dirs become `<tmp1>`, `<tmp2>`... in order of appearance, the checkout becomes relative and the home dir `~`;
-- memory addresses (`0x7f3a...`) become `0x…`, date-times (log lines) `<time>`, loopback ports `<port>`, and progress bars
-  printed by a subprocess (which `TQDM_DISABLE` does not reach when the code passes `disable=` itself) are dropped;
+- temporary dirs become `<tmp1>`, `<tmp2>`... in order of appearance, the checkout becomes relative and the home dir
+  `~`;
+- memory addresses (`0x7f3a...`) become `0x…`, date-times (log lines) `<time>`, loopback ports `<port>`, and progress
+  bars printed by a subprocess (which `TQDM_DISABLE` does not reach when the code passes `disable=` itself) are dropped;
 - widget outputs are dropped (their state is not saved, so nothing could show them, and their text repr is noise):
   `nbs/images/` holds screenshots of the widgets in use instead;
 - an output offering both a JPEG and a PNG (a PIL image does) keeps the JPEG;
@@ -36,8 +37,10 @@ def stable_text(text: str, tmp: dict) -> str:
     def tmpdir(m): return tmp.setdefault(m[0], f'<tmp{len(tmp) + 1}>')
     text = re.sub(re.escape(tempfile.gettempdir()) + r'/tmp[a-z0-9_]{8}', tmpdir, text)
     text = text.replace(str(root) + '/', '').replace(str(root), '.').replace(str(Path.home()), '~')
-    text = re.sub(r'[^\r\n]*\d+%\|[^\r\n]*\|[^\r\n]*\[[^\r\n]*\][^\r\n]*(?:\r\n?|\n|$)', '', text)  # progress bars a subprocess printed
-    text = re.sub(r'(127\.0\.0\.1|localhost)(:|\', )\d{5}\b', r'\1\2<port>', text)  # ports the OS picked (five digits: 8000 in an example stays)
+    # progress bars a subprocess printed
+    text = re.sub(r'[^\r\n]*\d+%\|[^\r\n]*\|[^\r\n]*\[[^\r\n]*\][^\r\n]*(?:\r\n?|\n|$)', '', text)
+    # ports the OS picked (five digits: 8000 in an example stays)
+    text = re.sub(r'(127\.0\.0\.1|localhost)(:|\', )\d{5}\b', r'\1\2<port>', text)
     text = re.sub(r'\b\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?', '<time>', text)  # log lines' timestamps
     return re.sub(r'\b0x[0-9a-f]{6,}\b', '0x…', text)
 
@@ -76,15 +79,23 @@ def run_one(path: Path) -> int:
                 print(f'{path.name}: cell {cell.idx_} raised {type(shell.exc).__name__}: {shell.exc}', file=sys.stderr)
                 return 1
             cell.outputs = stable_outputs(cell.get('outputs', []), tmp)
-    import nbformat  # written as nbformat writes (text split into lines), like every other tool that edits these notebooks
+    # written as nbformat writes (text split into lines), like every other tool that edits these notebooks
+    import nbformat
     nbformat.write(nbformat.reads(nb2str(nb), as_version=4), str(path))
     return 0
 
 def main(paths: list[str]) -> int:
     "Run the notebooks two at a time, each in its own process; print one line each; return the number that failed."
-    nbs = [Path(p).resolve() for p in paths] or [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
-    env = {**os.environ, 'TQDM_DISABLE': '1', 'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '1'), 'MPLBACKEND': 'agg',
-           'PYTHONHASHSEED': '0'}
+    nbs = [Path(p).resolve() for p in paths] or [
+        p for p in sorted((root / 'nbs').glob('*.ipynb')) if not p.name.startswith('_')
+    ]
+    env = {
+        **os.environ,
+        'TQDM_DISABLE': '1',
+        'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '1'),
+        'MPLBACKEND': 'agg',
+        'PYTHONHASHSEED': '0',
+    }
     def one(p):
         r = subprocess.run([sys.executable, __file__, '--one', str(p)], capture_output=True, text=True, env=env)
         return p, r.returncode, (r.stdout + r.stderr)[-3000:]

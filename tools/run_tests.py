@@ -1,5 +1,6 @@
-"""`make test`: notebooks clean, library in sync, README in sync, repository checks (`tools/repo_checks.py`), then `nbdev_test` on every notebook,
-with the base-install check (`tools/base_install_check.py`) running beside them.
+"""`make test`: notebooks clean, library in sync, README in sync, repository checks (`tools/repo_checks.py`), line
+length (`ruff check`), then `nbdev_test` on every notebook, with the base-install check
+(`tools/base_install_check.py`) running beside them.
 
 Ends with the line `N passed, N failed` counting the notebooks actually tested; exits non-zero on any
 failure. Extra arguments go to `nbdev_test` (e.g. `--flags "slow"`).
@@ -34,9 +35,26 @@ if r.returncode: problems.append('README.md is out of sync with nbs/index.ipynb 
 print(f"README in sync: {'FAILED' if r.returncode else 'ok'}", flush=True)
 r = subprocess.run([sys.executable, 'tools/repo_checks.py'])
 if r.returncode: problems.append('repository checks (tools/repo_checks.py) failed')
+# Code lines at most 120 characters in notebooks, the library, tools and benchmarks (pyproject.toml's [tool.ruff]). One
+# line is let through: the first line of the `__all__` that nbdev_export writes (it wraps the list at 120 characters and
+# then puts `__all__ = ` before it); it is generated, and the notebooks hold every other line of the library.
+import json
+r = subprocess.run([str(bin_/'ruff'), 'check', '--exit-zero', '--output-format', 'json', '.'],
+                   capture_output=True, text=True)
+def nbdev_all(e):
+    f = Path(e['filename'])
+    return f.suffix == '.py' and f.read_text().splitlines()[e['location']['row'] - 1].startswith('__all__ = ')
+long_lines = [e for e in json.loads(r.stdout or '[]') if not nbdev_all(e)]
+for e in long_lines:
+    print(f"{Path(e['filename']).relative_to(root)}:{e.get('cell') or ''}:{e['location']['row']}: {e['message']}")
+if r.returncode or long_lines: problems.append(f'{len(long_lines)} code lines over 120 characters (listed above)')
+print(f"line length (ruff): {'FAILED' if r.returncode or long_lines else 'ok'}", flush=True)
 
-# the base install, no extras, in a fresh venv (tools/base_install_check.py): beside the notebooks, it mostly waits on pip
-base = subprocess.Popen([sys.executable, 'tools/base_install_check.py'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+# the base install, no extras, in a fresh venv (tools/base_install_check.py): beside the notebooks, it mostly waits on
+# pip
+base = subprocess.Popen(
+    [sys.executable, 'tools/base_install_check.py'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+)
 
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
 # The longest first (over 60 s each on two cores), so that the two workers finish together instead of one running a long
@@ -44,12 +62,16 @@ nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith(
 LONGEST = ['09a_cli.agent', '03_retrieval.index', '03b_retrieval.documents', '04c_agent.widgets',
            '07h_rl.trainer', '04b_agent.policies', '08a_eval.agents', '09_cli.index']
 nbs.sort(key=lambda p: LONGEST.index(p.stem) if p.stem in LONGEST else len(LONGEST))
-# Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or their
-# thread pools fight over the cores (07g_rl.rollout + 07h_rl.trainer side by side: 132 s with the default threads, 59 s with one).
+# Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or
+# their
+# thread pools fight over the cores (07g_rl.rollout + 07h_rl.trainer side by side: 132 s with the default threads, 59 s
+# with one).
 env = {**os.environ, 'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '1')}
 def run(nb):
     t = time.time()
-    r = subprocess.run([str(bin_/'nbdev_test'), '--path', str(nb), *sys.argv[1:]], capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [str(bin_ / 'nbdev_test'), '--path', str(nb), *sys.argv[1:]], capture_output=True, text=True, env=env
+    )
     return nb.name, r.returncode, time.time() - t, (r.stdout + r.stderr)[-6000:]
 
 passed = failed = 0

@@ -1,11 +1,12 @@
 """Browser test for the widgets: JupyterLab (headless, 127.0.0.1) + Debian's chromium driven by Playwright.
 
-Copies nbs/04c_agent.widgets.ipynb to a scratch dir, opens it in JupyterLab, runs all cells, then on the crop widget drags
-the box to a new place and presses "Zoom into the crop". Prints one JSON line with what the page showed at each
+Copies nbs/04c_agent.widgets.ipynb to a scratch dir, opens it in JupyterLab, runs all cells, then on the crop widget
+drags the box to a new place and presses "Zoom into the crop". Prints one JSON line with what the page showed at each
 stage; saves screenshots under --artifacts: the crop widget after the drag and after the zoom, the playground and the
 trajectory viewer as their cells left them, and the whole JupyterLab window. With --images DIR it also writes small
-copies of the three widget screenshots there (`make notebooks` keeps them in nbs/images/ for the notebook to show). Exit status 0 when the run itself worked (the notebook cell that calls
-this checks the values). Needs /usr/bin/chromium (apt-get install chromium) and the dev install (playwright)."""
+copies of the three widget screenshots there (`make notebooks` keeps them in nbs/images/ for the notebook to show).
+Exit status 0 when the run itself worked (the notebook cell that calls this checks the values). Needs
+/usr/bin/chromium (apt-get install chromium) and the dev install (playwright)."""
 import argparse, json, os, shutil, socket, subprocess, sys, tempfile, time
 from pathlib import Path
 
@@ -15,19 +16,27 @@ JS_STATE = """() => {
   const out = (code || document.querySelector('svg.svelte-n5k047')).closest('.jp-OutputArea-output');
   const imgs = out.querySelectorAll('img');
   return {bbox: code ? code.textContent : null, canvas_src: imgs[0].src.slice(-64), preview_src: imgs[1].src,
-          message: out.querySelector('.widget-html-content i') ? out.querySelector('.widget-html-content i').textContent : null};
+          message: out.querySelector('.widget-html-content i') ?
+                   out.querySelector('.widget-html-content i').textContent : null};
 }"""
 
 def free_port():
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 def small_copies(art: Path, dest: Path) -> list[str]:
-    "The widget screenshots at most 720 pixels wide, in 128 colours (a screenshot of flat widgets keeps its look), as PNGs in `dest`."
+    """The widget screenshots at most 720 pixels wide, in 128 colours (a screenshot of flat widgets keeps its look), as
+    PNGs in `dest`."""
     from PIL import Image
     dest.mkdir(parents=True, exist_ok=True); out = []
-    for src, name in [('crop_widget_moved.png', 'crop_widget.png'), ('playground.png', 'playground.png'), ('trajectory_viewer.png', 'trajectory_viewer.png')]:
-        im = Image.open(art/src).convert('RGB'); im.thumbnail((720, 10_000))
-        im.quantize(128, method=Image.Quantize.MEDIANCUT).save(dest/name, optimize=True); out.append(str(dest/name))
+    for src, name in [
+        ('crop_widget_moved.png', 'crop_widget.png'),
+        ('playground.png', 'playground.png'),
+        ('trajectory_viewer.png', 'trajectory_viewer.png'),
+    ]:
+        im = Image.open(art / src).convert('RGB')
+        im.thumbnail((720, 10_000))
+        im.quantize(128, method=Image.Quantize.MEDIANCUT).save(dest / name, optimize=True)
+        out.append(str(dest / name))
     return out
 
 def main():
@@ -35,13 +44,19 @@ def main():
     ap.add_argument('--artifacts', default=str(REPO/'test_artifacts'))
     ap.add_argument('--chromium', default='/usr/bin/chromium')
     ap.add_argument('--timeout', type=float, default=240, help='seconds for the notebook to run in the browser')
-    ap.add_argument('--images', default=None, help='also write small PNGs of the widgets in use here (crop_widget, playground, trajectory_viewer)')
+    ap.add_argument(
+        '--images',
+        default=None,
+        help='also write small PNGs of the widgets in use here (crop_widget, playground, trajectory_viewer)',
+    )
     a = ap.parse_args()
     import httpx
     from playwright.sync_api import sync_playwright
     art = Path(a.artifacts); art.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix='vrag_nb_browser_'))
-    (work/'nbs').mkdir(); shutil.copy(REPO/'nbs'/'04c_agent.widgets.ipynb', work/'nbs'); os.symlink(REPO/'data', work/'data')
+    (work / 'nbs').mkdir()
+    shutil.copy(REPO / 'nbs' / '04c_agent.widgets.ipynb', work / 'nbs')
+    os.symlink(REPO / 'data', work / 'data')
     port, token = free_port(), 'vrag-nb-test'
     # the notebook's own browser-test cell skips itself; Jupyter's config, data, runtime and workspace state are
     # fresh, so nothing a person's earlier JupyterLab session left behind (open tabs, dialogs) gets in the way
@@ -49,10 +64,24 @@ def main():
            'JUPYTER_RUNTIME_DIR': str(work/'.runtime'), 'JUPYTERLAB_WORKSPACES_DIR': str(work/'.workspaces'),
            'JUPYTERLAB_SETTINGS_DIR': str(work/'.settings')}
     news = work/'.settings'/'@jupyterlab'/'apputils-extension'; news.mkdir(parents=True)
-    (news/'notification.jupyterlab-settings').write_text(json.dumps({'fetchNews': 'false', 'checkForUpdates': False}))  # no pop-up over the widgets
+    # no pop-up over the widgets
+    (news/'notification.jupyterlab-settings').write_text(json.dumps({'fetchNews': 'false', 'checkForUpdates': False}))
     log = open(art/'jupyterlab.log', 'w')
-    lab = subprocess.Popen([str(Path(sys.executable).parent/'jupyter'), 'lab', '--no-browser', '--allow-root', '--ip=127.0.0.1', f'--port={port}',
-                            f'--IdentityProvider.token={token}', f'--ServerApp.root_dir={work}'], env=env, stdout=log, stderr=subprocess.STDOUT)
+    lab = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / 'jupyter'),
+            'lab',
+            '--no-browser',
+            '--allow-root',
+            '--ip=127.0.0.1',
+            f'--port={port}',
+            f'--IdentityProvider.token={token}',
+            f'--ServerApp.root_dir={work}',
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     res = {}
     try:
         for _ in range(600):
@@ -61,13 +90,23 @@ def main():
             except httpx.TransportError: pass
             time.sleep(0.1)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=a.chromium, args=['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-                                                                          '--disable-component-update', '--no-first-run'])
+            browser = p.chromium.launch(
+                executable_path=a.chromium,
+                args=[
+                    '--no-sandbox',
+                    '--disable-gpu',
+                    '--disable-background-networking',
+                    '--disable-component-update',
+                    '--no-first-run',
+                ],
+            )
             page = browser.new_page(viewport={'width': 1400, 'height': 1000})
             page.goto(f'http://127.0.0.1:{port}/lab/tree/nbs/04c_agent.widgets.ipynb?token={token}')
             page.wait_for_selector('.jp-NotebookPanel .jp-Cell', timeout=60_000)
             page.wait_for_selector('.jp-Toolbar-kernelName:has-text("Python 3")', timeout=60_000)  # the kernel is up
-            started = "() => Array.from(document.querySelectorAll('.jp-InputPrompt')).some(e => /[*0-9]/.test(e.textContent))"
+            started = (
+                "() => Array.from(document.querySelectorAll('.jp-InputPrompt')).some(e => /[*0-9]/.test(e.textContent))"
+            )
             for attempt in range(3):  # a click that lands while the kernel is still connecting can be lost: try again
                 page.get_by_role('menuitem', name='Run', exact=True).click()
                 page.get_by_text('Run All Cells', exact=True).click()
@@ -77,14 +116,24 @@ def main():
             except Exception:
                 page.screenshot(path=str(art/'failure.png'))
                 page.keyboard.press('Control+s'); time.sleep(2)
-                nb = httpx.get(f'http://127.0.0.1:{port}/api/contents/nbs/04c_agent.widgets.ipynb', params={'token': token}).json()['content']
+                nb = httpx.get(
+                    f'http://127.0.0.1:{port}/api/contents/nbs/04c_agent.widgets.ipynb', params={'token': token}
+                ).json()['content']
                 errs = [o for c in nb['cells'] for o in c.get('outputs', []) if o.get('output_type') == 'error']
-                prompts = page.evaluate("() => Array.from(document.querySelectorAll('.jp-InputPrompt')).map(e => e.textContent)")
-                raise RuntimeError(f'the crop widget never appeared; prompts {prompts}; errors {[(e["ename"], e["evalue"]) for e in errs]}')
-            page.wait_for_function("() => { const p = Array.from(document.querySelectorAll('.jp-InputPrompt')).map(e => e.textContent);"
-                                   " return p.length && !p.some(t => t.includes('*')) && p.filter(t => /\\d/.test(t)).length > 5; }",
-                                   timeout=a.timeout * 1000)  # every cell has run
-            out = page.locator('.jp-OutputArea-output', has=page.locator('svg.svelte-n5k047')).first  # the crop widget's output
+                prompts = page.evaluate(
+                    "() => Array.from(document.querySelectorAll('.jp-InputPrompt')).map(e => e.textContent)"
+                )
+                raise RuntimeError(
+                    f'the crop widget never appeared; prompts {prompts}; errors '
+                    f'{[(e["ename"], e["evalue"]) for e in errs]}'
+                )
+            page.wait_for_function(
+                "() => { const p = Array.from(document.querySelectorAll('.jp-InputPrompt')).map(e => e.textContent);"
+                " return p.length && !p.some(t => t.includes('*')) && p.filter(t => /\\d/.test(t)).length > 5; }",
+                timeout=a.timeout * 1000,
+            )  # every cell has run
+            # the crop widget's output
+            out = page.locator('.jp-OutputArea-output', has=page.locator('svg.svelte-n5k047')).first
             out.scroll_into_view_if_needed()
             res['initial'] = page.evaluate(JS_STATE)
             svg = out.locator('svg').first
@@ -96,20 +145,32 @@ def main():
             page.mouse.move(x, y); page.mouse.down()
             for i in range(1, 11): page.mouse.move(x + 10 * i * scale, y + 20 * i * scale)
             page.mouse.up()
-            page.wait_for_function("s => { const c = document.querySelector('code.vrag-bbox'); return c && c.textContent !== s; }",
-                                   arg=res['initial']['bbox'], timeout=30_000)
+            page.wait_for_function(
+                "s => { const c = document.querySelector('code.vrag-bbox'); return c && c.textContent !== s; }",
+                arg=res['initial']['bbox'],
+                timeout=30_000,
+            )
             time.sleep(0.5)
             res['moved'] = page.evaluate(JS_STATE)
             out.screenshot(path=str(art/'crop_widget_moved.png'))
             out.get_by_role('button', name='Zoom into the crop').click()
-            page.wait_for_function("s => { const o = document.querySelector('svg.svelte-n5k047').closest('.jp-OutputArea-output');"
-                                   " return o.querySelector('img').src.slice(-64) !== s; }", arg=res['moved']['canvas_src'], timeout=30_000)
+            page.wait_for_function(
+                "s => { const o = document.querySelector('svg.svelte-n5k047').closest('.jp-OutputArea-output');"
+                " return o.querySelector('img').src.slice(-64) !== s; }",
+                arg=res['moved']['canvas_src'],
+                timeout=30_000,
+            )
             time.sleep(0.5)
             res['zoomed'] = page.evaluate(JS_STATE)
             out.screenshot(path=str(art/'crop_widget_zoomed.png'))
-            for name, inside in [('playground', page.get_by_role('button', name='Save trajectory')), ('trajectory_viewer', page.locator('.widget-slider'))]:
+            for name, inside in [
+                ('playground', page.get_by_role('button', name='Save trajectory')),
+                ('trajectory_viewer', page.locator('.widget-slider')),
+            ]:
                 o = page.locator('.jp-OutputArea-output', has=inside).first
-                o.scroll_into_view_if_needed(); time.sleep(0.5); o.screenshot(path=str(art/f'{name}.png'))
+                o.scroll_into_view_if_needed()
+                time.sleep(0.5)
+                o.screenshot(path=str(art / f'{name}.png'))
             page.screenshot(path=str(art/'jupyterlab.png'))
             browser.close()
     finally:

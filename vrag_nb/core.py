@@ -30,6 +30,9 @@ class Page:
     video: str = ''  # for a video chunk: its clip file (`chunks/<doc>_<n>.mp4`); '' for a document page or image
     start: float = 0.0  # for a video chunk: where it starts in the source video, seconds
     end: float = 0.0  # for a video chunk: where it ends in the source video, seconds
+    # PDF text layer: visual lines `[x0, y0, x1, y1, text]` (a table row is one), raw-image pixels; empty for OCR (its
+    # blocks are lines)
+    lines: list = field(default_factory=list)
 
     @property
     def pid(self) -> str:
@@ -42,9 +45,11 @@ class Page:
         return 'video' if self.video else 'image'
 
     def to_dict(self) -> dict:
-        "The page as a JSON-serialisable dict (one line of pages.jsonl); the video fields only for a video chunk."
+        """The page as a JSON-serialisable dict (one line of pages.jsonl); the video fields only for a video chunk,
+        `lines` only when it has some."""
         d = asdict(self)
         if not self.video: del d['video'], d['start'], d['end']
+        if not self.lines: del d['lines']
         return d
 
     @classmethod
@@ -87,13 +92,15 @@ def fit_to_budget(width: int, # raw image width, pixels
                   max_pixels: int = MAX_PIXELS, # largest allowed area, pixels
                   factor: int = PATCH, # both sides become multiples of this, pixels
                  ) -> tuple[int, int]: # (width, height) the model sees, pixels
-    "Size `(width, height)` to multiples of `factor` with area in `[min_pixels, max_pixels]`, keeping the aspect ratio (Qwen2.5-VL `smart_resize`)."
+    """Size `(width, height)` to multiples of `factor` with area in `[min_pixels, max_pixels]`, keeping the aspect ratio
+    (Qwen2.5-VL `smart_resize`)."""
     if width < 1 or height < 1: raise ValueError(f"image size must be positive, got {width}x{height}")
     if max(width, height) / min(width, height) > 200: raise ValueError(f"aspect ratio over 200: {width}x{height}")
     w, h = max(factor, round(width / factor) * factor), max(factor, round(height / factor) * factor)
     if w * h > max_pixels:
         beta = math.sqrt(width * height / max_pixels)
-        w, h = max(factor, math.floor(width / beta / factor) * factor), max(factor, math.floor(height / beta / factor) * factor)
+        w = max(factor, math.floor(width / beta / factor) * factor)
+        h = max(factor, math.floor(height / beta / factor) * factor)
     elif w * h < min_pixels:
         beta = math.sqrt(min_pixels / (width * height))
         w, h = math.ceil(width * beta / factor) * factor, math.ceil(height * beta / factor) * factor
@@ -159,7 +166,8 @@ def _umask() -> int:
 def atomic_write(path: str | Path, # destination file
                  data: str | bytes, # content: str is written as UTF-8
                 ) -> Path:
-    "Write `data` to `path` atomically (temp file in the same dir, fsync, `os.replace`); the file gets the usual permissions (0666 less the umask)."
+    """Write `data` to `path` atomically (temp file in the same dir, fsync, `os.replace`); the file gets the usual
+    permissions (0666 less the umask)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')  # mkstemp makes it 0600
@@ -189,9 +197,13 @@ def write_jsonl(path: str | Path, # destination file
 # actions
 MAX_QUERY_CHARS = 2000
 
-def model_text(text, # a model's reply or a piece of it; lists and dicts (tool-call arguments decoded from JSON) are cleaned inside; anything else is returned as it is
+def model_text(
+               # a model's reply or a piece of it; lists and dicts (tool-call arguments decoded from JSON) are cleaned
+               # inside; anything else is returned as it is
+               text,
               ): # the same kind of value
-    "The text with what UTF-8 cannot carry (lone surrogates) replaced by U+FFFD, each such code point by one; the rest unchanged."
+    """The text with what UTF-8 cannot carry (lone surrogates) replaced by U+FFFD, each such code point by one; the rest
+    unchanged."""
     if isinstance(text, dict): return {model_text(k): model_text(v) for k, v in text.items()}
     if isinstance(text, (list, tuple)): return type(text)(model_text(v) for v in text)
     if not isinstance(text, str): return text
@@ -203,7 +215,8 @@ CHARS_PER_TOKEN = 8  # characters a reply may hold per token of its turn's budge
 
 def cut_reply(text: str, # a model's reply
               max_tokens: int | None, # the turn's token budget; None: no limit
-             ) -> tuple[str, str | None]: # (the reply, at most max_tokens * CHARS_PER_TOKEN characters; why it was cut, or None)
+             # (the reply, at most max_tokens * CHARS_PER_TOKEN characters; why it was cut, or None)
+             ) -> tuple[str, str | None]:
     "Bound a reply by its turn's token budget, counted in characters; returns the kept text and the reason it was cut."
     if max_tokens is None or len(text) <= max_tokens * CHARS_PER_TOKEN: return text, None
     keep = max_tokens * CHARS_PER_TOKEN
@@ -212,7 +225,8 @@ def cut_reply(text: str, # a model's reply
 
 # %% ../nbs/00_core.ipynb #e9a7bb0b
 class Reply(str):
-    "A model's reply text that also says why it ended (an OpenAI-style `finish_reason`: 'stop', 'length'; 'budget' when the agent stopped reading)."
+    """A model's reply text that also says why it ended (an OpenAI-style `finish_reason`: 'stop', 'length'; 'budget'
+    when the agent stopped reading)."""
     def __new__(cls, text: str, # the reply
                 finish_reason: str | None = None, # why it ended; None: not known
                ):

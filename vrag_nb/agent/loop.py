@@ -17,7 +17,8 @@ __all__ = ['Episode', 'stream_reply', 'take_reply', 'StopRun', 'policy_failed', 
 
 # %% ../../nbs/04a_agent.loop.ipynb #7dcad505
 class Episode:
-    "One question in progress: the messages, the views shown, the pages seen and the events so far, advanced one reply at a time."
+    """One question in progress: the messages, the views shown, the pages seen and the events so far, advanced one reply
+    at a time."""
     def __init__(self,
                  agent: VRAGAgent, # supplies search, crop settings, step budget and prompt
                  question: str, # the user's question
@@ -26,7 +27,8 @@ class Episode:
         self.messages = [{
             'role': 'user', 'content': [{'type': 'text', 'text': agent.prompt.format(question=question)}]
         }]
-        self.events, self.views, self.seen, self.answer, self.step, self.done, self.error = [], [], [], None, 0, False, None
+        self.events, self.views, self.seen, self.answer, self.step, self.done = [], [], [], None, 0, False
+        self.error = None
 
     def next_messages(self) -> list[dict]:
         "The conversation the policy answers next; on the last step it ends with the request for a final answer."
@@ -45,7 +47,8 @@ class Episode:
         return self._emit({'event': 'error', 'step': self.step, 'error': error})
 
     def trajectory(self) -> dict:
-        "The episode as plain JSON: question, answer, whether it finished (and if not, why), pages retrieved, steps, crop regions, events, messages."
+        """The episode as plain JSON: question, answer, whether it finished (and if not, why), pages retrieved, steps,
+        crop regions, events, messages."""
         a = self.agent
         return dict(
             question=self.question, answer=self.answer, finished=self.done and self.error is None, error=self.error,
@@ -61,7 +64,9 @@ class Episode:
 def observe(self: Episode,
             act: Action, # a parsed search or bbox action
            ) -> list[dict]: # its events (search + search_image, or crop), without step numbers
-    "Carry out a search or bbox action: add the image it yields to the conversation; raises `ValueError` when it cannot be done (a query over `MAX_QUERY_CHARS`, nothing left to see, no image to crop, cropping off, box outside the image)."
+    """Carry out a search or bbox action: add the image it yields to the conversation; raises `ValueError` when it
+    cannot be done (a query over `MAX_QUERY_CHARS`, nothing left to see, no image to crop, cropping off, box outside
+    the image)."""
     a = self.agent
     if act.kind == 'search':
         if len(act.content) > MAX_QUERY_CHARS:
@@ -94,9 +99,11 @@ def observe(self: Episode,
 @patch
 def act(self: Episode,
         reply: str, # the policy's reply to `next_messages()`
-        observe: Callable | None = None, # carries out a search/bbox `Action` like `observe` (default); the verl tools (07d) pass theirs
+        # carries out a search/bbox `Action` like `observe` (default); the verl tools (07d) pass theirs
+        observe: Callable | None = None,
        ) -> list[dict]: # this step's events (cut / think / search / search_image / crop / invalid / answer / max_steps)
-    "Take one model reply: bound it, parse it, search or crop, and return the step's events; raises `RuntimeError` once the episode is done."
+    """Take one model reply: bound it, parse it, search or crop, and return the step's events; raises `RuntimeError`
+    once the episode is done."""
     if self.done: raise RuntimeError('the episode is over: start a new one')
     step, out = self.step, []
     reply, why = take_reply(reply, self.agent.max_reply_tokens)
@@ -122,12 +129,17 @@ def act(self: Episode,
     return out
 
 # %% ../../nbs/04a_agent.loop.ipynb #9603d507
-def stream_reply(policy, # has `.stream(messages)`: a generator of {'kind': 'think' | 'content', 'text'} deltas returning the whole reply
+def stream_reply(
+                 # has `.stream(messages)`: a generator of {'kind': 'think' | 'content', 'text'} deltas returning the
+                 # whole reply
+                 policy,
                  messages: list[dict], # the conversation it answers
                  step: int, # the step number the `delta` events carry
-                 max_chars: int | None = None, # stop reading once the deltas hold more characters than this; None: read to the end
+                 # stop reading once the deltas hold more characters than this; None: read to the end
+                 max_chars: int | None = None,
                 ): # a generator of `delta` events, returning the reply text
-    "Yield a streaming policy's deltas as `delta` events; return the whole reply, or past `max_chars` the text so far as a `Reply` whose `finish_reason` is 'budget' (the stream closed)."
+    """Yield a streaming policy's deltas as `delta` events; return the whole reply, or past `max_chars` the text so far
+    as a `Reply` whose `finish_reason` is 'budget' (the stream closed)."""
     gen, parts, n = policy.stream(messages), [], 0
     while True:
         try: d = next(gen)
@@ -135,17 +147,21 @@ def stream_reply(policy, # has `.stream(messages)`: a generator of {'kind': 'thi
         d = {k: model_text(v) for k, v in d.items()}
         yield {'event': 'delta', 'step': step, **d}
         parts.append(d); n += len(d.get('text') or '')
-        if max_chars is not None and n > max_chars:  # an endless or runaway stream: stop reading, the agent cuts the rest
+        # an endless or runaway stream: stop reading, the agent cuts the rest
+        if max_chars is not None and n > max_chars:
             gen.close()
             return Reply(
                 ''.join(f'<think>{t}</think>' if k == 'think' else t for k, t in ((k, ''.join(
                     p.get('text') or ''
                     for p in g)) for k, g in groupby(parts, key=lambda p: p.get('kind')))), 'budget')
 
-def take_reply(reply, # what the policy returned: text (maybe a 04a `Reply` that knows its `finish_reason`), or anything else
+def take_reply(
+               # what the policy returned: text (maybe a 04a `Reply` that knows its `finish_reason`), or anything else
+               reply,
                max_reply_tokens: int | None, # the turn's token budget (`core.cut_reply`)
               ) -> tuple: # (the reply, storable and bounded; why it was cut, or None)
-    "A reply as the agents keep it: what UTF-8 cannot carry replaced (`core.model_text`), cut to its turn's budget, with the reason when cut."
+    """A reply as the agents keep it: what UTF-8 cannot carry replaced (`core.model_text`), cut to its turn's budget,
+    with the reason when cut."""
     ended = getattr(reply, 'finish_reason', None)
     reply = model_text(reply)
     reply, why = cut_reply(reply, max_reply_tokens) if isinstance(reply, str) else (reply, None)
@@ -157,7 +173,8 @@ def take_reply(reply, # what the policy returned: text (maybe a 04a `Reply` that
     return reply, why
 
 class StopRun(Exception):
-    "Raised by a policy to end the run early on purpose (how `vrag_eval` stops the questions in flight on Ctrl-C): the run ends unfinished, the message its reason."
+    """Raised by a policy to end the run early on purpose (how `vrag_eval` stops the questions in flight on Ctrl-C): the
+    run ends unfinished, the message its reason."""
 
 def policy_failed(e: Exception, # what the policy raised
                  ) -> str: # the reason, as the trajectory's `error` records it
@@ -182,16 +199,25 @@ class VRAGAgent:
                  min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # model-input area bounds, pixels
                  prompt: str = PROMPT, # first user turn; `{question}` is filled in
                  stream: bool = False, # pass a streaming policy's deltas on as `delta` events
-                 allow_crop: bool = True, # False: a bbox action is invalid and the default prompt does not offer it (the no-crop baseline)
-                 max_reply_tokens: int | None = None, # a turn's token budget: longer replies are cut (`core.cut_reply`); None: the policy's `max_tokens`, else 1024, and no limit without a policy (trainers, widgets)
+                 # False: a bbox action is invalid and the default prompt does not offer it (the no-crop baseline)
+                 allow_crop: bool = True,
+                 # a turn's token budget: longer replies are cut (`core.cut_reply`); None: the policy's `max_tokens`,
+                 # else 1024, and no limit without a policy (trainers, widgets)
+                 max_reply_tokens: int | None = None,
                 ):
         if max_steps < 1: raise ValueError(f'max_steps must be at least 1, got {max_steps}')
         self.search = search.search if hasattr(search, 'search') else search
         if not allow_crop and prompt == PROMPT: prompt = '\n'.join(l for l in PROMPT.split('\n') if '<bbox>' not in l)
-        self.policy, self.max_steps, self.pad, self.prompt, self.stream, self.allow_crop = policy, max_steps, pad, prompt, stream, allow_crop
+        self.policy, self.max_steps, self.pad, self.prompt, self.stream = policy, max_steps, pad, prompt, stream
+        self.allow_crop = allow_crop
         self.min_pixels, self.max_pixels = min_pixels, max_pixels
-        self.max_reply_tokens = max_reply_tokens if max_reply_tokens is not None else None if policy is None else getattr(
-            policy, 'max_tokens', None) or 1024
+        self.max_reply_tokens = (
+            max_reply_tokens
+            if max_reply_tokens is not None
+            else None
+            if policy is None
+            else getattr(policy, 'max_tokens', None) or 1024
+        )
 
     def start(self, question: str, # the user's question
              ) -> Episode:
@@ -200,7 +226,8 @@ class VRAGAgent:
 
     def run(self, question: str, # the user's question
            ) -> Iterator[dict]: # events; the last is {'event': 'done', 'trajectory': {...}}
-        "Answer `question`, yielding cut / think / search / search_image / crop / invalid / answer / error / max_steps events; however it ends, `self.trajectory` holds what was done."
+        """Answer `question`, yielding cut / think / search / search_image / crop / invalid / answer / error / max_steps
+        events; however it ends, `self.trajectory` holds what was done."""
         ep = self.episode = self.start(question)
         max_chars = self.max_reply_tokens * CHARS_PER_TOKEN if self.max_reply_tokens else None
         try:
@@ -213,7 +240,8 @@ class VRAGAgent:
                 except Exception as e:
                     yield ep.fail(policy_failed(e)); break
                 yield from ep.act(reply)
-        except BaseException as e:  # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
+        # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
+        except BaseException as e:
             if not ep.done: ep.fail(stopped_by(e))
             self.trajectory = ep.trajectory(); raise
         self.trajectory = ep.trajectory()

@@ -18,7 +18,9 @@ __all__ = ['to_openai_messages', 'PolicyError', 'openai_client', 'OpenAIPolicy',
            'SmolLM2Answerer', 'OfflinePolicy']
 
 # %% ../../nbs/04b_agent.policies.ipynb #e54d3e0d
-def to_openai_messages(messages: list[dict], # agent messages (04a_agent.loop): text parts and `{"type": "image", "view"}` parts
+def to_openai_messages(
+                       # agent messages (04a_agent.loop): text parts and `{"type": "image", "view"}` parts
+                       messages: list[dict],
                       ) -> list[dict]: # OpenAI chat messages, images as `image_url` data URLs
     "Convert agent messages to the OpenAI chat format, rendering each view to a JPEG data URL."
     out = []
@@ -46,7 +48,8 @@ def _with_reasoning(reasoning, content):
     return f'<think>{reasoning}</think>{content}' if reasoning and '<think>' not in content else content
 
 class _RepairedStream:
-    "A response body with invalid UTF-8 replaced by U+FFFD, decoded incrementally (a character split across chunks stays whole)."
+    """A response body with invalid UTF-8 replaced by U+FFFD, decoded incrementally (a character split across chunks
+    stays whole)."""
     def __init__(self, raw): self.raw, self.dec = raw, codecs.getincrementaldecoder('utf-8')('replace')
     def __iter__(self):
         for chunk in self.raw:
@@ -73,7 +76,13 @@ def openai_client(base_url: str, # the endpoint, e.g. 'http://127.0.0.1:8000/v1'
             headers = [(k, v) for k, v in r.headers.multi_items() if k.lower() != 'content-length']
             return hx.Response(r.status_code, headers=headers, stream=Body(r.stream), extensions=r.extensions)
         def close(self): self.inner.close()
-    return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, http_client=openai.DefaultHttpxClient(transport=Repair()))
+    return openai.OpenAI(
+        base_url=base_url,
+        api_key=api_key,
+        timeout=timeout,
+        max_retries=max_retries,
+        http_client=openai.DefaultHttpxClient(transport=Repair()),
+    )
 
 
 # %% ../../nbs/04b_agent.policies.ipynb #aa7f864b
@@ -97,12 +106,15 @@ class OpenAIPolicy:
                  top_p: float | None = None, # nucleus sampling; None: the server's default
                  max_tokens: int = 1024, # reply length limit, tokens
                  timeout: float = 120.0, # per request (per read while streaming), seconds
-                 max_retries: int = 2, # retries with exponential backoff on connection errors, 408, 429 and 5xx (the openai client's)
-                 thinking: bool | None = None, # thinking mode via `chat_template_kwargs.enable_thinking` (vLLM, SGLang); None: not sent
+                 # retries with exponential backoff on connection errors, 408, 429 and 5xx (the openai client's)
+                 max_retries: int = 2,
+                 # thinking mode via `chat_template_kwargs.enable_thinking` (vLLM, SGLang); None: not sent
+                 thinking: bool | None = None,
                  **extra, # passed through to `chat.completions.create` (e.g. extra_body, stop, seed)
                 ):
         self.client = openai_client(base_url, api_key, timeout, max_retries)
-        self.model, self.max_tokens, self.kwargs = model, max_tokens, dict(temperature=temperature, max_tokens=max_tokens)
+        self.model, self.max_tokens = model, max_tokens
+        self.kwargs = dict(temperature=temperature, max_tokens=max_tokens)
         if top_p is not None: self.kwargs['top_p'] = top_p
         if thinking is not None:
             body = dict(extra.pop('extra_body', None) or {})
@@ -112,7 +124,8 @@ class OpenAIPolicy:
 
     def __call__(self, messages: list[dict], # agent messages (04a_agent.loop)
                 ) -> Reply:
-        "Send the conversation and return the reply text, reasoning sent apart put back inside `<think>`, with the endpoint's `finish_reason`; raises `PolicyError`."
+        """Send the conversation and return the reply text, reasoning sent apart put back inside `<think>`, with the
+        endpoint's `finish_reason`; raises `PolicyError`."""
         with _plain_errors(self):
             c = self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages),
                                                     **self.kwargs).choices[0]
@@ -120,9 +133,12 @@ class OpenAIPolicy:
 
     def stream(self, messages: list[dict], # agent messages (04a_agent.loop)
               ) -> Iterator[dict]: # {'kind': 'think' | 'content', 'text': ...} deltas; returns the whole reply
-        "Stream the reply as think/content deltas as they arrive; the generator's return value is the whole reply (a `Reply`); closing it closes the connection."
+        """Stream the reply as think/content deltas as they arrive; the generator's return value is the whole reply (a
+        `Reply`); closing it closes the connection."""
         splitter, reasoning, content, finish = ThinkSplitter(), [], [], None
-        with _plain_errors(self), self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages), stream=True, **self.kwargs) as s:
+        create = self.client.chat.completions.create
+        with _plain_errors(self), create(model=self.model, messages=to_openai_messages(messages), stream=True,
+                                         **self.kwargs) as s:
             for chunk in s:
                 if not chunk.choices: continue
                 d, finish = chunk.choices[0].delta, chunk.choices[0].finish_reason or finish
@@ -206,14 +222,19 @@ def _latest_view(messages):
     return None
 
 class OfflinePolicy:
-    "Offline baseline, not a VLM: search with the question, crop the most similar text block, answer from the crop."
+    "Offline baseline, not a VLM: search with the question, crop the lines that best match it, answer from the crop."
     def __init__(self,
                  pages: list[Page], # the corpus pages (e.g. `PageIndex.pages`), for text blocks
                  embedder=None, # MiniLM-style embedder with `embed_texts`; default `MiniLMEmbedder()`
-                 answerer='auto', # callable (question, context) -> str; 'auto': SmolLM2 if installed; None: best sentence
-                 min_block_chars: int = 20, # shorter blocks (headers, page numbers) are crop candidates only if nothing else is
+                 # callable (question, context) -> str; 'auto': SmolLM2 if installed; None: best sentence
+                 answerer='auto',
+                 # shorter blocks (headers, page numbers) are crop candidates only if nothing else is
+                 min_block_chars: int = 20,
                  crop: bool = True, # False: answer from the whole page, never crop (the no-crop baseline)
+                 # 'lines': the best-matching lines of the page and one line around them; 'blocks': the best text block
+                 crop_by: str = 'lines',
                 ):
+        if crop_by not in ('lines', 'blocks'): raise ValueError(f"crop_by must be 'lines' or 'blocks', got {crop_by!r}")
         self.pages = {(p.doc, p.page): p for p in pages}
         self.embedder = embedder or MiniLMEmbedder()
         if answerer == 'auto':
@@ -221,7 +242,7 @@ class OfflinePolicy:
             except (ImportError, OSError) as e:
                 print(f'SmolLM2 unavailable ({e}); answering with the best sentence')
                 answerer = None
-        self.answerer, self.min_block_chars, self.crop = answerer, min_block_chars, crop
+        self.answerer, self.min_block_chars, self.crop, self.crop_by = answerer, min_block_chars, crop, crop_by
 
     def question(self, messages: list[dict], # agent messages (04a_agent.loop)
                 ) -> str:
@@ -237,6 +258,37 @@ class OfflinePolicy:
         if not blocks: return None
         sims = self.embedder.embed_texts([b[4] for b in blocks]) @ self.embedder.embed_queries([question])[0]
         return blocks[int(np.argmax(sims))]
+
+    def units(self, page: Page, # a corpus page
+             ) -> list:
+        """What this policy crops and reads: the page's lines when it crops by lines and the page has them, else its
+        blocks."""
+        return page.lines if self.crop_by == 'lines' and page.lines else page.blocks
+
+    def best_region(self, question: str, # the question
+                    page: Page, # the page shown
+                    # best-matching lines considered; kept if within a quarter page of the best, in its column
+                    top: int = 3,
+                   ) -> list | None:
+        """The region to crop ([x0, y0, x1, y1, text], raw pixels): the lines best matching `question` (MiniLM and BM25,
+        min-max fused, 0.5 each; near the best and in its column) and one line either side; the best block when
+        cropping by blocks or the page has no lines; None without text."""
+        from vrag_nb.retrieval.sparse import BM25Pages, minmax_fuse
+        lines = self.units(page) if self.crop_by == 'lines' else []
+        if not lines or lines is page.blocks: return self.best_block(question, page)
+        texts = [l[4] for l in lines]
+        dense = self.embedder.embed_texts(texts) @ self.embedder.embed_queries([question])[0]
+        ids, scores = BM25Pages.build(texts).search([question], len(texts))
+        fused = minmax_fuse(
+            [dict(enumerate(map(float, dense))), dict(zip(ids[0].tolist(), map(float, scores[0])))], [0.5, 0.5]
+        )
+        order = sorted(fused, key=lambda i: -fused[i])
+        best = lines[order[0]]
+        column = lambda l: min(l[2], best[2]) > max(l[0], best[0])  # overlaps the best line horizontally
+        near = [i for i in order[:top] if abs(lines[i][1] - best[1]) <= page.height / 4 and column(lines[i])]
+        sel = [l for l in lines[max(0, min(near) - 1):max(near) + 2] if column(l)]
+        return [min(l[0] for l in sel), min(l[1] for l in sel), max(l[2] for l in sel), max(l[3] for l in sel),
+                ' '.join(lines[i][4] for i in sorted(near))]
 
     def answer(self, question: str, # the question
                context: str, # text of the cropped region
@@ -254,11 +306,13 @@ class OfflinePolicy:
         if page is None: return '<think>This page is not in my corpus.</think>\n<answer>unknown</answer>'
         final = any(c.get('text', '').startswith('You have no steps left')
                     for c in messages[-1]['content']) if messages[-1]['role'] == 'user' else False
-        inside = [b for b in page.blocks if block_in_region(b, view.region)]
+        inside = [b for b in self.units(page) if block_in_region(b, view.region)]
         if self.crop and view.region == (0, 0, page.width, page.height) and not final:
-            block = self.best_block(q, page)
+            block = self.best_region(q, page)
             if block is not None:
                 box = to_view_frame(block[:4], view)
-                return f'<think>The most relevant region of {page.pid} reads: "{block[4][:80]}"</think>\n<bbox>[{box[0]}, {box[1]}, {box[2]}, {box[3]}]</bbox>'
+                return (f'<think>The most relevant region of {page.pid} reads: '
+                        f'"{block[4][:80]}"</think>\n<bbox>[{box[0]}, {box[1]}, {box[2]}, {box[3]}]</bbox>')
         context = '\n'.join(' '.join(b[4].split()) for b in inside) or page.text
-        return f'<think>Answering from the region I zoomed into on {page.pid}.</think>\n<answer>{self.answer(q, context)}</answer>'
+        return (f'<think>Answering from the region I zoomed into on '
+                f'{page.pid}.</think>\n<answer>{self.answer(q, context)}</answer>')

@@ -27,7 +27,8 @@ def bbox_text(box: list[float], # [x1, y1, x2, y2], model-input pixels
 
 # %% ../../nbs/04c_agent.widgets.ipynb #e15d2e9f
 class CropWidget(W.VBox):
-    "Draw or move a box on an image as the model sees it; shows the zoomed crop and the `<bbox>` text the model would emit."
+    """Draw or move a box on an image as the model sees it; shows the zoomed crop and the `<bbox>` text the model would
+    emit."""
     def __init__(self,
                  view: View | None = None, # the image to crop (e.g. `page_view(page)`); None: empty until `show`
                  pad: int = 56, # crop margin, raw-page pixels (as the agent's)
@@ -93,7 +94,13 @@ class CropWidget(W.VBox):
 def _describe(e: dict) -> str:
     "One line of HTML for an agent event (`describe_event`, with errors in red and thinking in italics)."
     line = html.escape(describe_event(e) or e['event'])
-    return f"<span style='color:#b00'>{line}</span>" if e['event'] in ('invalid', 'error') else f'<i>{line}</i>' if e['event'] == 'think' else line
+    return (
+        f"<span style='color:#b00'>{line}</span>"
+        if e['event'] in ('invalid', 'error')
+        else f'<i>{line}</i>'
+        if e['event'] == 'think'
+        else line
+    )
 
 class Playground(W.VBox):
     "Play the agent's policy by hand — search, look, crop, answer — and get the trajectory JSON a model's run gives."
@@ -193,6 +200,6 @@ class TrajectoryViewer(W.VBox):
         f = self.frames[i]
         before, after = render_step(f)
         self.before.value, self.after.value = (_jpeg(before) if before else b''), (_jpeg(after) if after else b'')
-        self.before.layout.display, self.after.layout.display = (None if before else 'none'), (None if after else 'none')
+        self.before.layout.display, self.after.layout.display = None if before else 'none', None if after else 'none'
         self.text.value = (f"<pre style='white-space:pre-wrap'>{html.escape(f['reply'])}</pre>" +
                            ''.join(f'<div>{_describe(e)}</div>' for e in f['events']))

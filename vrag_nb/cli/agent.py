@@ -24,14 +24,17 @@ __all__ = ['DEMO_UIDS', 'terminal_text', 'print_event', 'drive', 'ask', 'ask_vim
 _UNSAFE = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]')
 
 def terminal_text(text: str, # model text to print
-                 ) -> str: # the same text with control and bidi-override characters written as escapes (`\x1b`, `\u202e`)
-    "Model text made safe for a terminal: no escape sequence can recolour or rewrite it, no bidi override can disguise it."
+                 # the same text with control and bidi-override characters written as escapes (`\x1b`, `\u202e`)
+                 ) -> str:
+    """Model text made safe for a terminal: no escape sequence can recolour or rewrite it, no bidi override can disguise
+    it."""
     return _UNSAFE.sub(lambda m: f'\\x{ord(m[0]):02x}' if ord(m[0]) < 0x100 else f'\\u{ord(m[0]):04x}', text)
 
 def print_event(e: dict, # an agent event
                 file=None, # text stream; default stdout
                ):
-    "One line per agent event, as the CLI and the demo show them (thinking and stream deltas are not printed); model text goes through `terminal_text`."
+    """One line per agent event, as the CLI and the demo show them (thinking and stream deltas are not printed); model
+    text goes through `terminal_text`."""
     line = describe_event(e) if e['event'] not in ('think', 'content') else None
     if line: print('  ' + terminal_text(line), file=file or sys.stdout)
 
@@ -39,7 +42,8 @@ def drive(agent, # a `VRAGAgent` or `VimRAGAgent`
           question: str, # the question
           show, # called with each event
          ) -> BaseException | None: # what stopped the run early (Ctrl-C, an error), or None
-    "Run an agent to its end, showing each event; stopped by Ctrl-C or an exception, the agent still records its partial trajectory."
+    """Run an agent to its end, showing each event; stopped by Ctrl-C or an exception, the agent still records its
+    partial trajectory."""
     run = agent.run(question)
     try:
         for e in run: show(e)
@@ -57,7 +61,8 @@ def ask(index: PageIndex, # the index to search
         max_steps: int = 10, # step budget
         stream: bool = False, # print the model's text as it arrives (a policy with `stream`)
        ) -> dict: # the trajectory
-    "Run the agent on one question, print its events, save trajectory and crops under `out`; stopped by Ctrl-C or an error, save the partial trajectory, then raise."
+    """Run the agent on one question, print its events, save trajectory and crops under `out`; stopped by Ctrl-C or an
+    error, save the partial trajectory, then raise."""
     agent, mid_line = VRAGAgent(index, policy, max_steps=max_steps, stream=stream), False
     def show(e):
         nonlocal mid_line
@@ -85,7 +90,8 @@ def ask_vimrag(index: PageIndex, # the index to search
                out: str | Path | None = None, # dir for trajectory.json (graph under the key `graph`) and graph.html
                max_steps: int = 20, # step budget (reference default)
               ) -> dict: # the trajectory
-    "Run the VimRAG agent on one question, print its events, save the trajectory and the graph's HTML view under `out`; stopped by Ctrl-C or an error, save what was done, then raise."
+    """Run the VimRAG agent on one question, print its events, save the trajectory and the graph's HTML view under
+    `out`; stopped by Ctrl-C or an error, save what was done, then raise."""
     from vrag_nb.vimrag.agent import VimRAGAgent
     from vrag_nb.vimrag.views import graph_html
     agent = VimRAGAgent(index, policy, max_steps=max_steps)
@@ -101,7 +107,8 @@ def ask_vimrag(index: PageIndex, # the index to search
 @call_parse
 def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
              question: Param('the question', str),
-             base_url: Param('OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: offline baseline policy)', str) = None,
+             base_url: Param('OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: offline baseline '
+                             'policy)', str) = None,
              model: Param('served model name', str) = 'vrag',
              api_key: Param('API key for the endpoint', str) = None,
              out: Param('dir for the trajectory JSON and crop images', str) = None,
@@ -128,7 +135,8 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
 
 # %% ../../nbs/09a_cli.agent.ipynb #76a4a1c0
 def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge_model, workers, max_steps, as_json):
-    "vrag_eval --agent: run the baselines, print a table, write results.json/.csv/.png and the per-question caches to `out`."
+    """vrag_eval --agent: run the baselines, print a table, write results.json/.csv/.png and the per-question caches to
+    `out`."""
     modes = [m.strip() for m in modes.split(',') if m.strip()]
     if bad := [m for m in modes if m not in MODES]: die(f"unknown mode {bad[0]!r}: use some of {', '.join(MODES)}")
     judge = None
@@ -141,18 +149,22 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
                              policy_name, max_steps, workers or (4 if base_url else 1))
     except KeyboardInterrupt:
         print(
-            f'interrupted (Ctrl-C): results of what was done in {Path(out)/"results.json"}; the same command finishes the rest',
-            file=sys.stderr)
+            f'interrupted (Ctrl-C): results of what was done in {Path(out) / "results.json"}; the same command '
+            f'finishes the rest',
+            file=sys.stderr,
+        )
         sys.exit(130)
     if as_json: print(js.dumps(res)); return
     print(f"{len(exs)} questions · policy: {policy_name} · judge: {res['judge']}")
     print(
-        f"{'mode':8s} {'questions':10s} {'acc':>6s} {'anls':>6s} {'em':>6s} {'f1':>6s} {'steps':>6s} {'invalid':>8s} {'finish':>7s} {'n':>4s}"
+        f"{'mode':8s} {'questions':10s} {'acc':>6s} {'anls':>6s} {'em':>6s} {'f1':>6s} {'steps':>6s} {'invalid':>8s} "
+        f"{'finish':>7s} {'n':>4s}"
     )
     for m, r in res['modes'].items():
         for name, x in [('all', r['all']), *r['by_type'].items()]:
             print(
-                f"{m:8s} {name:10s} {x['accuracy']:6.3f} {x['anls']:6.3f} {x['em']:6.3f} {x['f1']:6.3f} {x['mean_steps']:6.2f} {x['invalid_rate']:8.3f} {x['finish_rate']:7.3f} {x['n']:4d}"
+                f"{m:8s} {name:10s} {x['accuracy']:6.3f} {x['anls']:6.3f} {x['em']:6.3f} {x['f1']:6.3f} "
+                f"{x['mean_steps']:6.2f} {x['invalid_rate']:8.3f} {x['finish_rate']:7.3f} {x['n']:4d}"
             )
     if res['failed']:
         print(f"{len(res['failed'])} question runs failed and were skipped (run again to retry): {res['failed'][0]}",
@@ -165,18 +177,22 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
               dataset: Param('QA set in the unified format (e.g. data/qa.json)', str),
               top_k: Param('pages retrieved per question', int) = 10,
               json: Param('print one JSON object', store_true) = False,
-              out: Param('retrieval: a JSON file for full results (plot beside it); --agent: a folder (default eval_results)', str) = None,
+              out: Param('retrieval: a JSON file for full results (plot beside it); --agent: a folder (default '
+                         'eval_results)', str) = None,
               agent: Param('evaluate answers: the baselines in --modes, judged', store_true) = False,
               modes: Param(f"comma-separated baselines for --agent: {','.join(MODES)}", str) = ','.join(MODES),
-              base_url: Param('OpenAI-compatible VLM endpoint for --agent (default: the offline baseline policies)', str) = None,
+              base_url: Param('OpenAI-compatible VLM endpoint for --agent (default: the offline baseline '
+                              'policies)', str) = None,
               model: Param('served model name', str) = 'vrag',
               api_key: Param('API key for the endpoint', str) = None,
-              judge_url: Param('OpenAI-compatible endpoint of the judge model (default: offline ANLS stand-in)', str) = None,
+              judge_url: Param('OpenAI-compatible endpoint of the judge model (default: offline ANLS '
+                               'stand-in)', str) = None,
               judge_model: Param('judge model name', str) = 'judge',
               workers: Param('questions in flight for --agent (default: 4 with --base_url, else 1)', int) = None,
               max_steps: Param('model calls per question for --agent', int) = 10,
               limit: Param('only the first N questions', int) = None):
-    "Retrieval metrics of dense, BM25 and hybrid search side by side; with --agent, answer accuracy of the agent baselines."
+    """Retrieval metrics of dense, BM25 and hybrid search side by side; with --agent, answer accuracy of the agent
+    baselines."""
     idx = load_index(index_dir)
     try: exs = load_qa(dataset)
     except (OSError, ValueError, KeyError) as e: die(f'cannot read {dataset}: {e}')
@@ -208,7 +224,8 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
     for m, r in runs.items():
         for name, x in [('all', r), *r['by_type'].items()]:
             print(
-                f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} {x['ndcg@5']:9.3f} {x['n']:4d}"
+                f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} {x['ndcg@5']:9.3f} "
+                f"{x['n']:4d}"
             )
     if out: print(f'results in {out}, plot in {out.with_suffix(".png")}')
 
@@ -242,7 +259,8 @@ def vrag_demo(out: Param('output dir: index, trajectories, crops', str) = 'demo_
         e = exs.get(uid)
         if e is None: die(f'no question with uid {uid!r} in {qa}')
         print(
-            f"\n== {uid}: {e['query']}\n   gold: {', '.join(sorted(gold_pages(e)))}; reference answer: {e['reference_answer']!r}"
+            f"\n== {uid}: {e['query']}\n   gold: {', '.join(sorted(gold_pages(e)))}; reference answer: "
+            f"{e['reference_answer']!r}"
         )
         ask(idx, e['query'], policy, out/'trajectories', name=uid)
     print(f'\ntrajectories and crops in {out/"trajectories"}; total {time.time() - t0:.1f} s')

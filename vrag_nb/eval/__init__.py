@@ -1,1 +1,2 @@
-"""Scoring: retrieval metrics and QA sets, rewards, the LLM judge, and the evaluation of agents over a QA set. Needs no torch."""
+"""Scoring: retrieval metrics and QA sets, rewards, the LLM judge, and the evaluation of agents over a QA set. Needs no
+torch."""

@@ -13,9 +13,13 @@ __all__ = ['from_slidevqa', 'from_mmlongbench', 'load_qa', 'gold_pages', 'recall
            'evaluate_retrieval', 'plot_retrieval']
 
 # %% ../../nbs/08_eval.retrieval.ipynb #8a8ea3d2
-def from_slidevqa(rec: dict, # one SlideVQA annotation: deck_name, qa_id, question, answer, evidence_pages, reasoning_type, answer_type
+def from_slidevqa(
+                  # one SlideVQA annotation: deck_name, qa_id, question, answer, evidence_pages, reasoning_type,
+                  # answer_type
+                  rec: dict,
                  ) -> dict: # a unified-format example
-    "A SlideVQA record in the unified format; the deck is the document (`<deck_name>_<page>.jpg` images, or `<deck_name>.pdf`)."
+    """A SlideVQA record in the unified format; the deck is the document (`<deck_name>_<page>.jpg` images, or
+    `<deck_name>.pdf`)."""
     return {
         'uid': f"slidevqa-{rec.get('qa_id', rec['question'][:40])}", 'query': rec['question'],
         'reference_answer': str(rec['answer']), 'meta_info': {
@@ -24,7 +28,9 @@ def from_slidevqa(rec: dict, # one SlideVQA annotation: deck_name, qa_id, questi
         }
     }
 
-def from_mmlongbench(rec: dict, # one MMLongBench-Doc sample: doc_id, question, answer, evidence_pages ("[3, 5]"), answer_format
+def from_mmlongbench(
+                     # one MMLongBench-Doc sample: doc_id, question, answer, evidence_pages ("[3, 5]"), answer_format
+                     rec: dict,
                      i: int = 0, # its position, for the uid
                     ) -> dict: # a unified-format example
     "An MMLongBench-Doc sample in the unified format (its evidence pages come as a string)."
@@ -38,16 +44,26 @@ def from_mmlongbench(rec: dict, # one MMLongBench-Doc sample: doc_id, question, 
         }
     }
 
-def load_qa(path: str | Path, # JSON `{"examples": [...]}` / a list, or JSON lines; unified (ViDoSeek), SlideVQA or MMLongBench-Doc records
+def load_qa(
+            # JSON `{"examples": [...]}` / a list, or JSON lines; unified (ViDoSeek), SlideVQA or MMLongBench-Doc
+            # records
+            path: str | Path,
            ) -> list[dict]: # unified-format examples
-    "Load a QA set in the unified format, converting SlideVQA- and MMLongBench-Doc-style records; raises `ValueError` naming the first bad record."
+    """Load a QA set in the unified format, converting SlideVQA- and MMLongBench-Doc-style records; raises `ValueError`
+    naming the first bad record."""
     text = Path(path).read_text()
     try: data = json.loads(text)
     except json.JSONDecodeError:
         try: data = [json.loads(l) for l in text.splitlines() if l.strip()]
         except json.JSONDecodeError as e: raise ValueError(f'{path} is neither JSON nor JSON lines: {e}') from None
     # one JSON line is one record
-    exs = data['examples'] if isinstance(data, dict) and 'examples' in data else [data] if isinstance(data, dict) else data
+    exs = (
+        data['examples']
+        if isinstance(data, dict) and 'examples' in data
+        else [data]
+        if isinstance(data, dict)
+        else data
+    )
     if not isinstance(exs, list): raise ValueError(f'{path}: expected a list of examples or {{"examples": [...]}}')
     out = []
     for i, e in enumerate(exs):
@@ -57,8 +73,10 @@ def load_qa(path: str | Path, # JSON `{"examples": [...]}` / a list, or JSON lin
         m = e.get('meta_info', {})
         if not e.get('query') or not m.get('file_name') or not isinstance(m.get('reference_page'), list):
             raise ValueError(
-                f"example {i} ({e.get('uid', '?')}) needs query, meta_info.file_name and meta_info.reference_page (a list); "
-                f"SlideVQA (deck_name, question, evidence_pages) and MMLongBench-Doc (doc_id, question, evidence_pages) records are converted"
+                f"example {i} ({e.get('uid', '?')}) needs query, meta_info.file_name and meta_info.reference_page (a "
+                f"list); "
+                f"SlideVQA (deck_name, question, evidence_pages) and MMLongBench-Doc (doc_id, question, "
+                f"evidence_pages) records are converted"
             )
         out.append(e)
     return out
@@ -92,7 +110,8 @@ def ndcg_at_k(ranked: list[str], # retrieved page ids, best first
               k: int = 5, # cut-off
               needed: int | None = None, # gold pages the query needs (default: all of `gold`)
              ) -> float: # in [0, 1]
-    "Binary-relevance NDCG@k; the ideal list has min(needed, k) relevant pages first; gold pages past `needed` earn nothing."
+    """Binary-relevance NDCG@k; the ideal list has min(needed, k) relevant pages first; gold pages past `needed` earn
+    nothing."""
     needed = needed or len(gold)
     # equivalent pages beyond what is needed are redundant
     hits = [i for i, p in enumerate(ranked[:k]) if p in gold][:needed]
@@ -128,7 +147,8 @@ def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str],
 def plot_retrieval(results: dict, # method name -> result of `evaluate_retrieval`
                    path: str | Path | None = None, # save the figure here (PNG) when given
                   ):
-    "Grouped bars: the four metrics per method (left) and recall@5 per query type per method (right); returns the figure."
+    """Grouped bars: the four metrics per method (left) and recall@5 per query type per method (right); returns the
+    figure."""
     from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
     keys, names = ['recall@1', 'recall@5', 'mrr@10', 'ndcg@5'], list(results)
     types = sorted({t for r in results.values() for t in r['by_type']})

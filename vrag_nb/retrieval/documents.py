@@ -66,7 +66,8 @@ def _replace(self: PageIndex, pages: list[Page], vecs: np.ndarray, owner: np.nda
 def remove(self: PageIndex,
            doc: str, # document name (file stem) to remove
           ) -> PageIndex:
-    "Remove every page of `doc` from the index (its images are deleted after the commit); raises `KeyError` for an unknown doc."
+    """Remove every page of `doc` from the index (its images are deleted after the commit); raises `KeyError` for an
+    unknown doc."""
     if doc not in self.documents():
         raise KeyError(f'no document {doc!r} in this index; it has: {", ".join(self.documents())}')
     keep = np.array([p.doc != doc for p in self.pages])

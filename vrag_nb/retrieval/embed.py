@@ -15,7 +15,8 @@ __all__ = ['Embedder', 'l2_normalize', 'MiniLMEmbedder']
 # %% ../../nbs/02_retrieval.embed.ipynb #f868251c
 @runtime_checkable
 class Embedder(Protocol):
-    "What the index needs from an embedder: a name and a size it records, and unit-length vectors for queries and pages."
+    """What the index needs from an embedder: a name and a size it records, and unit-length vectors for queries and
+    pages."""
     name: str  # identifies the model; stored in the index's meta.json and checked on load
     dim: int  # vector size
     multi_vector: bool  # True when vectors are [n, tokens, dim] (ColQwen2-style), False for [n, dim]
@@ -94,7 +95,8 @@ class MiniLMEmbedder:
         return self.embed_texts([p.text or p.doc for p in pages])
 
     def __repr__(self):
-        return f"MiniLMEmbedder(max_length={self.max_length}, batch_size={self.batch_size}, passages={self.passage_tokens}/{self.passage_stride})"
+        return (f"MiniLMEmbedder(max_length={self.max_length}, batch_size={self.batch_size}, "
+                f"passages={self.passage_tokens}/{self.passage_stride})")
 
 # %% ../../nbs/02_retrieval.embed.ipynb #8775c545
 @patch

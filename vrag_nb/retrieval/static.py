@@ -93,4 +93,7 @@ class StaticEmbedder:
             texts += parts; owner += [i] * len(parts)
         return self.embed_texts(texts), np.asarray(owner, np.int64)
 
-    def __repr__(self): return f"StaticEmbedder({self.name!r}, dim={self.dim}, passages={self.passage_words}/{self.passage_stride} words)"
+    def __repr__(self):
+        return (
+            f"StaticEmbedder({self.name!r}, dim={self.dim}, passages={self.passage_words}/{self.passage_stride} words)"
+        )

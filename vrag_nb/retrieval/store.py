@@ -35,7 +35,8 @@ def roll_forward(path: str | Path, # an index dir
 def commit_files(path: Path, # the index dir
                  files: dict, # {name: bytes, or a callable writing a directory into the path it is given}
                 ):
-    "Replace several files of an index dir all-or-nothing: write them to `.staging/`, mark COMMIT, then rename into place."
+    """Replace several files of an index dir all-or-nothing: write them to `.staging/`, mark COMMIT, then rename into
+    place."""
     stage = path/STAGE
     shutil.rmtree(stage, ignore_errors=True); stage.mkdir(parents=True)
     for name, data in files.items():
@@ -56,7 +57,8 @@ def load_shards(ckpt: Path, # checkpoint dir holding `vec_<start>_<end>.npz` sha
                 n_pages: int, # pages in the corpus
                 dim: int, # vector dimension
                ) -> list[tuple]: # [(vecs float32 (n, dim), owner int64 (n,))], covering pages 0..end of the last shard
-    "The checkpoint shards that continue each other from page 0; a shard after a gap, or malformed, ends the list (its pages are embedded again)."
+    """The checkpoint shards that continue each other from page 0; a shard after a gap, or malformed, ends the list (its
+    pages are embedded again)."""
     shards, nxt = [], 0
     for f in sorted(ckpt.glob('vec_*.npz')):
         start, end = map(int, f.stem.split('_')[1:])

@@ -26,17 +26,20 @@ def last_token_pool(hidden, # float tensor [b, t, d]: last hidden states
 
 # %% ../../nbs/02c_retrieval.vlm_embed.ipynb #8e3fa854
 class VLMEmbedder:
-    "A vision-language model as an embedder: chat-formatted input, last-token pooling, L2-normalised (GVE / Qwen3-VL-Embedding)."
+    """A vision-language model as an embedder: chat-formatted input, last-token pooling, L2-normalised (GVE /
+    Qwen3-VL-Embedding)."""
     multi_vector = False
     def __init__(self, model, # a transformers Qwen2.5-VL / Qwen3-VL model (ForConditionalGeneration or base)
                  tokenizer, # its tokenizer, with the vision special tokens
                  image_processor, # e.g. `Qwen2VLImageProcessorPil` (no torchvision needed)
                  name: str, # recorded in the index's meta.json
-                 instruction: str | None = "Represent the user's input.", # system turn (Qwen3-VL-Embedding); None: no system turn (GVE)
+                 # system turn (Qwen3-VL-Embedding); None: no system turn (GVE)
+                 instruction: str | None = "Represent the user's input.",
                  batch_size: int = 8, # items per forward pass; halved on out-of-memory
                  merge_size: int = 2, # vision tokens merged per side (Qwen2.5-VL: 2)
                 ):
-        self.model, self.tok, self.ip, self.name, self.instruction = model.eval(), tokenizer, image_processor, name, instruction
+        self.model, self.tok, self.ip, self.name = model.eval(), tokenizer, image_processor, name
+        self.instruction = instruction
         self.batch_size, self.merge = batch_size, merge_size
         cfg = getattr(model.config, 'text_config', model.config)
         self.dim = cfg.hidden_size
@@ -61,7 +64,13 @@ class VLMEmbedder:
             extra = {'pixel_values': enc['pixel_values'], 'image_grid_thw': enc['image_grid_thw']}
             n_tok = iter((enc['image_grid_thw'].prod(-1) // self.merge ** 2).tolist())
         for x in items:
-            texts.append(self._text(f"<|vision_start|>{'<|image_pad|>' * next(n_tok)}<|vision_end|>" if isinstance(x, Image.Image) else x))
+            texts.append(
+                self._text(
+                    f"<|vision_start|>{'<|image_pad|>' * next(n_tok)}<|vision_end|>"
+                    if isinstance(x, Image.Image)
+                    else x
+                )
+            )
         enc = self.tok(texts, return_tensors='pt', padding=True)
         dev = next(self.model.parameters()).device
         dtype = next(self.model.parameters()).dtype
@@ -112,7 +121,8 @@ def _text_cfg(tok, **kw):
 
 def tiny_qwen25vl(seed: int = 0, # weight initialisation seed
                  ): # (model, tokenizer, image_processor)
-    "A randomly initialised ~6M-parameter Qwen2.5-VL (the GVE family) with tokenizer and PIL image processor, for CPU tests only."
+    """A randomly initialised ~6M-parameter Qwen2.5-VL (the GVE family) with tokenizer and PIL image processor, for CPU
+    tests only."""
     import torch
     from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2VLImageProcessorPil
     tok, ids = _tiny_tokenizer()

@@ -1,1 +1,2 @@
-"""Reinforcement learning: GRPO and GGPO, the toy environment, rollouts and the in-process trainer. Needs torch (the `train` extra)."""
+"""Reinforcement learning: GRPO and GGPO, the toy environment, rollouts and the in-process trainer. Needs torch (the
+`train` extra)."""

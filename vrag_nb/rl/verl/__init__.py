@@ -1,1 +1,2 @@
-"""verl integration: registered estimator and reward, tools, the agent loop, the SmolLM2 run. Needs verl (the `train` extra)."""
+"""verl integration: the registered estimator and reward, the tools, the agent loop and the in-process rollout server.
+Needs verl (the `train` extra)."""

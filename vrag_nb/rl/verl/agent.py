@@ -30,7 +30,8 @@ def _tools(config: str):
     return SearchTool(c), CropTool(c)
 
 def _align_turns(merge, turn_ids: list[int], turn: int) -> list[int]:
-    "Apply a continuous-token merge's edits to the per-token turn ids, as verl does to the mask (-1: not a model token)."
+    """Apply a continuous-token merge's edits to the per-token turn ids, as verl does to the mask (-1: not a model
+    token)."""
     t = turn_ids[:len(turn_ids) - merge.removed_prefix_token_count]
     return t + [-1] * len(merge.inserted_token_ids) + [turn if merge.kind == 'assistant' else -1
                                                        ] * merge.appended_token_count
@@ -44,13 +45,16 @@ def _question(raw_prompt) -> str:
 # %% ../../../nbs/07e_rl.verl.agent.ipynb #a7e2ed46
 @register(AGENT_NAME)
 class VRAGAgentLoop(AgentLoopBase):
-    "verl agent loop for the VRAG game: tag-grammar turns, search and crop through our tools, the composite reward, GGPO's pruned mask."
+    """verl agent loop for the VRAG game: tag-grammar turns, search and crop through our tools, the composite reward,
+    GGPO's pruned mask."""
     def __init__(self, *args,
-                 index: str | None = None, search_url: str | None = None, # the corpus: a PageIndex dir or a search server
+                 # the corpus: a PageIndex dir or a search server
+                 index: str | None = None, search_url: str | None = None,
                  observation: str = 'image', # 'image' (VLM) or 'text' (text-only LM: the words in the view)
                  obs_chars: int = 600, # text observations: characters per view
                  max_turns: int = 4, # model turns per rollout (VRAG-RL training: 4)
-                 pad: int = 56, min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # crop margin and image budget, pixels
+                 # crop margin and image budget, pixels
+                 pad: int = 56, min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS,
                  judge=None, # None: `ANLSJudge()`; a dict: `LLMJudge(**judge)` (06a_eval.judge)
                  preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
                  ggpo: bool = False, # zero the response mask on the turns GGPO prunes
@@ -71,9 +75,12 @@ class VRAGAgentLoop(AgentLoopBase):
         self.response_length = self.rollout_config.response_length
 
     async def run(self, sampling_params: dict[str, Any], # verl's sampling params (temperature, top_p, top_k, logprobs)
-                  **kwargs, # the dataset row: raw_prompt, extra_info {question}, reward_model {ground_truth: {answer, gold_pages}}
+                  # the dataset row: raw_prompt, extra_info {question}, reward_model {ground_truth: {answer,
+                  # gold_pages}}
+                  **kwargs,
                  ) -> AgentLoopOutput:
-        "Play one rollout; raises nothing for bad model output (it becomes invalid turns), only for a broken server or index."
+        """Play one rollout; raises nothing for bad model output (it becomes invalid turns), only for a broken server or
+        index."""
         info, gt = kwargs.get('extra_info') or {}, (kwargs.get('reward_model') or {}).get('ground_truth')
         ep = Episode(self.search_tool.agent, info.get('question') or _question(kwargs['raw_prompt']))
         iid, _ = await self.search_tool.create(episode=ep); await self.crop_tool.create(iid, episode=ep)
@@ -164,7 +171,8 @@ async def _finish(self: VRAGAgentLoop, ep, ids, n_prompt, mask, lps, turn_ids, i
 
 # %% ../../../nbs/07e_rl.verl.agent.ipynb #e76cf154
 def agent_loop_config(path: str | Path, # the .yaml to write
-                      **kw, # `VRAGAgentLoop` settings: index or search_url, observation, max_turns, judge, preset, ggpo, ...
+                      # `VRAGAgentLoop` settings: index or search_url, observation, max_turns, judge, preset, ggpo, ...
+                      **kw,
                      ) -> Path:
     "Write verl's agent-loop config registering `VRAGAgentLoop` as `vrag_agent` with these settings."
     if not (kw.get('index') or kw.get('search_url')):
@@ -210,7 +218,8 @@ _ONCE, _BUILDER_LOG = _Once(), 'verl.utils.tokenizer.continuous_token_wiring'
 
 @functools.lru_cache(maxsize=8)
 def _model_type(path: str) -> str | None:
-    "The root `model_type` of a model's config, which verl's worker passes to the loop (it picks the token builder); None if unreadable."
+    """The root `model_type` of a model's config, which verl's worker passes to the loop (it picks the token builder);
+    None if unreadable."""
     from transformers import AutoConfig
     try: return AutoConfig.from_pretrained(path).model_type
     except (OSError, ValueError): return None
