@@ -1,15 +1,20 @@
 """Open an HTML file in headless Debian chromium (Playwright), evaluate JavaScript in it, save a screenshot.
 
     python tools/html_browser_check.py PAGE.html --js "() => ({nodes: nodes.length})" --screenshot shot.png
+    python tools/html_browser_check.py PAGE.html --js "..." --screenshot shot.png \\
+        --hover "() => network.canvasToDOM(network.getPositions(['a']).a)"
 
-Prints the JSON value of the expression (after the page has loaded and settled). Used by notebook tests that check
-generated HTML (e.g. the memory graph's pyvis view) through the page's own data; no network is needed."""
+Prints the JSON value of the expression (after the page has loaded and settled). With --hover, the mouse rests on
+the point ({x, y}, page pixels) the second expression returns before the screenshot, so that a tooltip shows. Used
+by notebook tests that check generated HTML (e.g. the memory graph's pyvis view) through the page's own data; no
+network is needed."""
 import argparse, json, time
 from pathlib import Path
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('page'); ap.add_argument('--js', required=True); ap.add_argument('--screenshot')
+    ap.add_argument('--hover', help='JavaScript returning {x, y}: where the mouse rests for the screenshot')
     ap.add_argument('--wait', type=float, default=1.0, help='seconds to let the page settle (layout, physics)')
     ap.add_argument('--chromium', default='/usr/bin/chromium')
     a = ap.parse_args()
@@ -30,6 +35,9 @@ def main():
         page.on('pageerror', lambda e: errors.append(str(e)))
         page.goto(Path(a.page).resolve().as_uri()); page.wait_for_load_state('load'); time.sleep(a.wait)
         value = page.evaluate(a.js)
+        if a.hover:
+            at = page.evaluate(a.hover)
+            page.mouse.move(at['x'], at['y']); time.sleep(1.0)  # a tooltip opens after a delay
         if a.screenshot: page.screenshot(path=a.screenshot)
         b.close()
     print(json.dumps({'value': value, 'page_errors': errors}))

@@ -100,7 +100,7 @@ def main():
                     '--no-first-run',
                 ],
             )
-            page = browser.new_page(viewport={'width': 1400, 'height': 1000})
+            page = browser.new_page(viewport={'width': 1400, 'height': 1600})
             page.goto(f'http://127.0.0.1:{port}/lab/tree/nbs/04c_agent.widgets.ipynb?token={token}')
             page.wait_for_selector('.jp-NotebookPanel .jp-Cell', timeout=60_000)
             page.wait_for_selector('.jp-Toolbar-kernelName:has-text("Python 3")', timeout=60_000)  # the kernel is up

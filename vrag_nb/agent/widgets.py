@@ -36,9 +36,11 @@ class CropWidget(W.VBox):
                 ):
         from jupyter_bbox_widget import BBoxWidget
         self.pad, self.views = pad, []
-        self.canvas = BBoxWidget(classes=['region'], hide_buttons=True)
+        # neither pane shrinks under the other: the row wraps instead
+        self.canvas = BBoxWidget(classes=['region'], hide_buttons=True, layout=W.Layout(flex='0 0 auto'))
         self.action = W.HTML(layout=W.Layout(min_width='260px'))
-        self.preview = W.Image(format='jpeg', layout=W.Layout(width=f'{preview_width}px'))
+        # height 'auto': a crop keeps its aspect ratio whatever the row's height
+        self.preview = W.Image(format='jpeg', layout=W.Layout(width=f'{preview_width}px', height='auto'))
         self.zoom_button = W.Button(description='Zoom into the crop', icon='search-plus', disabled=True)
         self.back_button = W.Button(description='Back', icon='arrow-left', disabled=True)
         self.zoom_button.on_click(lambda _: self.show(self.crop))
@@ -46,7 +48,8 @@ class CropWidget(W.VBox):
         self.canvas.observe(self._update, names='bboxes')
         side = W.VBox([W.HTML('<b>the model emits</b>'), self.action, W.HTML('<b>and then sees</b>'), self.preview,
                        W.HBox([self.zoom_button, self.back_button])])
-        super().__init__([W.HBox([self.canvas, side])])
+        side.layout = W.Layout(flex='0 0 auto', margin='0 0 0 16px')
+        super().__init__([W.HBox([self.canvas, side], layout=W.Layout(flex_flow='row wrap', align_items='flex-start'))])
         if view is not None: self.show(view)
 
     def show(self, view: View, # the image to crop next (a page, or a crop to crop again)
@@ -187,11 +190,13 @@ class TrajectoryViewer(W.VBox):
                 ):
         self.frames = step_frames(traj)
         self.slider = W.IntSlider(value=0, min=0, max=max(len(self.frames) - 1, 0), description='step')
-        self.before, self.after = (W.Image(format='jpeg', layout=W.Layout(width=f'{width}px')) for _ in range(2))
+        # height 'auto' and rows aligned to the top: the zoomed crop is not stretched to the page's height
+        self.before, self.after = (W.Image(format='jpeg', layout=W.Layout(width=f'{width}px', height='auto'))
+                                   for _ in range(2))
         self.text = W.HTML()
         self.slider.observe(lambda c: self.show(c['new']), names='value')
         super().__init__([W.HTML(f"<b>Question:</b> {html.escape(traj['question'])}"), self.slider,
-                          W.HBox([self.before, self.after]), self.text])
+                          W.HBox([self.before, self.after], layout=W.Layout(align_items='flex-start')), self.text])
         if self.frames: self.show(0)
 
     def show(self, i: int, # step number

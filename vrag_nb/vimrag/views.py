@@ -4,7 +4,7 @@
 
 # %% ../../nbs/05b_vimrag.views.ipynb #926c4e14
 from __future__ import annotations
-import html, io
+import html, io, textwrap
 from pathlib import Path
 import networkx as nx
 from PIL import Image
@@ -51,9 +51,9 @@ def text_tree(graph: MemoryGraph, # the memory graph
 # %% ../../nbs/05b_vimrag.views.ipynb #2ccb37cc
 def draw_graph(graph: MemoryGraph, # the memory graph
                ax=None, # a matplotlib Axes; None: a new figure
-               label_width: int = 18, # node labels are cut to this many characters
+               label_width: int = 16, # node labels are wrapped at this many characters, three lines at most
               ):
-    "Draw the graph top-down with matplotlib (root at the top); returns the figure."
+    "Draw the graph top-down with matplotlib (root at the top), each node a box around its label; returns the figure."
     import matplotlib.pyplot as plt
     depth = layers(graph)
     g = graph.g.copy(); nx.set_node_attributes(g, depth, 'layer')
@@ -63,15 +63,17 @@ def draw_graph(graph: MemoryGraph, # the memory graph
     if ax is None:
         _, ax = plt.subplots(figsize=(max(6, 2.2 * max(list(depth.values()).count(d)
                                                        for d in set(depth.values()))), 1.6 * (max(depth.values()) + 1)))
-    nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowsize=14, edge_color='#888', node_size=1800)
-    for kind, st in STYLE.items():
-        ns = [n for n in g if g.nodes[n]['type'] == kind]
-        nx.draw_networkx_nodes(g, pos, nodelist=ns, node_color=st['color'], node_shape=st['mpl'], node_size=1800, ax=ax,
-                               alpha=0.9)
+    nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowsize=14, edge_color='#888', node_size=2400)
     def label(n):
         d = g.nodes[n]; t = {'root': 'question', 'answer': d['answer'], 'search': n}[d['type']]
-        return t if len(t) <= label_width else t[:label_width - 1] + '…'
-    nx.draw_networkx_labels(g, pos, {n: label(n) for n in g}, font_size=8, ax=ax)
+        lines = textwrap.wrap(t, label_width) or ['']
+        return '\n'.join(lines[:3]) + ('…' if len(lines) > 3 else '')
+    # the label's own box is the node, so that a long label never runs out of it
+    box = {'root': 'circle,pad=0.4', 'search': 'square,pad=0.5', 'answer': 'round4,pad=0.5'}
+    for kind, st in STYLE.items():
+        ns = [n for n in g if g.nodes[n]['type'] == kind]
+        nx.draw_networkx_labels(g, pos, {n: label(n) for n in ns}, font_size=8, ax=ax,
+                                bbox=dict(boxstyle=box[kind], fc=st['color'], ec='none', alpha=0.9))
     ax.set_axis_off(); ax.margins(0.15)
     return ax.figure
 
