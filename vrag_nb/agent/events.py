@@ -20,19 +20,23 @@ class Event(TypedDict):
     event: str  # the kind: a key of `EVENTS`
     step: int  # the model call it belongs to, 0-based
 
+# %% ../../nbs/04_agent.events.ipynb #e559ee85
 class Think(Event):
     "What the model wrote inside `<think>`."
     text: str  # the thinking, tags stripped
 
+# %% ../../nbs/04_agent.events.ipynb #5685c2fd
 class Content(Event):
     "VimRAG: what the model wrote outside its tags and tool calls."
     text: str
 
+# %% ../../nbs/04_agent.events.ipynb #20950867
 class Delta(Event):
     "A streamed piece of the reply, passed on before the step's own events; not stored in the trajectory."
     kind: str  # 'think' or 'content'
     text: str
 
+# %% ../../nbs/04_agent.events.ipynb #97d17d27
 class Cut(Event):
     "The reply was cut to its turn's budget, or the endpoint stopped it at its limit (`core.cut_reply`)."
     reason: str  # what was cut and why
@@ -43,17 +47,20 @@ class Search(Event, total=False):
     query: str  # the query, at most `core.MAX_QUERY_CHARS` characters
     node_id: str  # VimRAG: the search node it adds
 
+# %% ../../nbs/04_agent.events.ipynb #6a16b848
 class SearchImage(Event):
     "VRAG: the page a search shows."
     doc: str; page: int  # the page: document name, 1-based page number
     score: float  # its retrieval score
     view: dict  # the image the model sees (`View.to_dict`)
 
+# %% ../../nbs/04_agent.events.ipynb #7251c9d3
 class SearchDone(Event):
     "VimRAG: the items a search node returned."
     node_id: str
     results: list  # dicts: information_id, type, doc, page, path, score (and start, end, frames for video chunks)
 
+# %% ../../nbs/04_agent.events.ipynb #2db38f70
 class Crop(Event):
     "VRAG: a crop of the latest image."
     bbox: list  # [x1, y1, x2, y2] in the source view's model-input pixels
@@ -61,21 +68,25 @@ class Crop(Event):
     region: list  # [x0, y0, x1, y1] raw-page pixels cut
     view: dict  # the new view the model sees
 
+# %% ../../nbs/04_agent.events.ipynb #a03b6a31
 class Memorize(Event):
     "VimRAG: the summary and memory of the pending search node."
     node_id: str
     summary: str
 
+# %% ../../nbs/04_agent.events.ipynb #462d0dad
 class Answer(Event, total=False):
     "The final answer."
     text: str; doc: str; page: int  # VRAG: the answer, and the page it cites (the latest image)
     content: str; sample: dict  # VimRAG: the answer, and the question with the graph
 
+# %% ../../nbs/04_agent.events.ipynb #4b05af2e
 class Invalid(Event):
     "VRAG: a reply that cannot be carried out; the model is told why."
     error: str  # why
     reply: str  # the reply as stored
 
+# %% ../../nbs/04_agent.events.ipynb #38d8468b
 class Error(Event):
     "A policy failure or an interruption (the run ends unfinished); in VimRAG also a tool call that failed."
     error: str
@@ -86,6 +97,7 @@ class MaxSteps(TypedDict):
     event: str
     steps: int  # the budget, model calls
 
+# %% ../../nbs/04_agent.events.ipynb #4b12954c
 class Done(TypedDict):
     "The last event of every run."
     event: str
@@ -138,6 +150,7 @@ def save_trajectory(traj: dict, # a trajectory from `VRAGAgent.run` (the 'done' 
     "Write a trajectory as JSON (atomically)."
     return atomic_write(path, json.dumps(traj, indent=1, ensure_ascii=False))
 
+# %% ../../nbs/04_agent.events.ipynb #531e07f9
 def load_trajectory(path: str | Path, # a .json file from `save_trajectory`
                    ) -> dict:
     "Read a trajectory JSON written by `save_trajectory`."

@@ -21,6 +21,7 @@ class Action:
 
 _ACT = r'(search|bbox|region|answer)'
 
+# %% ../../nbs/04_agent.grammar.ipynb #7b2e862f
 def parse_bbox(s: str, # text between <bbox> and </bbox>
               ) -> list[float]: # [x1, y1, x2, y2]
     "Parse `[x1, y1, x2, y2]` (brackets optional, commas or spaces); raises `ValueError` naming the problem."
@@ -34,6 +35,7 @@ def parse_bbox(s: str, # text between <bbox> and </bbox>
     if x2 <= x1 or y2 <= y1: raise ValueError(f"bbox is empty: need x1 < x2 and y1 < y2, got {nums}")
     return nums
 
+# %% ../../nbs/04_agent.grammar.ipynb #c99a090f
 def parse_action(text: str, # the model's reply
                 ) -> Action:
     "Parse a reply into an `Action`; never raises: malformed replies get `error` set."

@@ -38,6 +38,7 @@ class ChatRequest(BaseModel):
 def _error(status, message, kind='invalid_request_error'):
     return JSONResponse({'error': {'message': message, 'type': kind, 'code': status}}, status_code=status)
 
+# %% ../../nbs/04e_agent.llm_server.ipynb #0dc67db2
 def create_llm_app(model: LocalChatModel, # the model to serve
                    default_max_tokens: int = 512, # when a request gives no limit, tokens
                   ) -> FastAPI:
@@ -119,6 +120,7 @@ def _shrink_images(request):
                               lambda m: 'sha1:' + hashlib.sha1(m[0].encode()).hexdigest(), body).encode()
     return request
 
+# %% ../../nbs/04e_agent.llm_server.ipynb #df909e83
 def recorded(path: str | Path, # the cassette, a .yaml file
              # True: (re)record; False: replay only; None: record when $VRAG_NB_RECORD is set
              record: bool | None = None,

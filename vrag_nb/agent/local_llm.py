@@ -146,6 +146,7 @@ def _generate_kwargs(self: LocalChatModel, messages, max_tokens, temperature, to
     if stop: kw.update(stop_strings=list(stop), tokenizer=self.tok)
     return enc, kw
 
+# %% ../../nbs/04d_agent.local_llm.ipynb #33ba0ea5
 @patch
 def stream(self: LocalChatModel,
            messages: list[dict], # agent or OpenAI chat messages
@@ -187,6 +188,7 @@ def stream(self: LocalChatModel,
         halt.set(); thread.join()
     if errors: raise errors[0]
 
+# %% ../../nbs/04d_agent.local_llm.ipynb #7bb88848
 @patch
 def generate(self: LocalChatModel,
              messages: list[dict], # agent or OpenAI chat messages

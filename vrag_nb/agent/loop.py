@@ -155,6 +155,7 @@ def stream_reply(
                     p.get('text') or ''
                     for p in g)) for k, g in groupby(parts, key=lambda p: p.get('kind')))), 'budget')
 
+# %% ../../nbs/04a_agent.loop.ipynb #5daf68ea
 def take_reply(
                # what the policy returned: text (maybe a 04a `Reply` that knows its `finish_reason`), or anything else
                reply,
@@ -172,15 +173,18 @@ def take_reply(
         why = 'the endpoint stopped the reply at its token limit (finish_reason "length")'
     return reply, why
 
+# %% ../../nbs/04a_agent.loop.ipynb #1a3e431c
 class StopRun(Exception):
     """Raised by a policy to end the run early on purpose (how `vrag_eval` stops the questions in flight on Ctrl-C): the
     run ends unfinished, the message its reason."""
 
+# %% ../../nbs/04a_agent.loop.ipynb #d79fcb45
 def policy_failed(e: Exception, # what the policy raised
                  ) -> str: # the reason, as the trajectory's `error` records it
     "Why a run ended when its policy raised: a `StopRun`'s own reason, else 'policy failed: <type>: <message>'."
     return str(e) if isinstance(e, StopRun) else f'policy failed: {type(e).__name__}: {e}'
 
+# %% ../../nbs/04a_agent.loop.ipynb #614c11ff
 def stopped_by(e: BaseException, # what ended a run early, outside the policy's own failures (`policy_failed`)
               ) -> str: # the reason, as the trajectory's `error` records it
     "Why a run stopped before it finished: Ctrl-C, the caller closing it, or an exception."
@@ -260,6 +264,7 @@ class ReplayPolicy:
         self.i += 1
         return self.replies[self.i - 1]
 
+# %% ../../nbs/04a_agent.loop.ipynb #379034b7
 def replay(traj: dict, # a saved trajectory
            search, # the index (or search callable) it was recorded against
           ) -> Iterator[dict]: # the same events as the recorded run, then 'done'

@@ -40,13 +40,16 @@ def to_openai_messages(
 class PolicyError(RuntimeError):
     "A policy got no reply: the endpoint was unreachable, timed out, or refused the request (after the retries)."
 
+# %% ../../nbs/04b_agent.policies.ipynb #927e7c8e
 def _reasoning(x):
     "Reasoning text a server sent apart from the content (vLLM's reasoning parser: `reasoning_content` or `reasoning`)."
     return getattr(x, 'reasoning_content', None) or getattr(x, 'reasoning', None) or ''
 
+# %% ../../nbs/04b_agent.policies.ipynb #4ee9d8cd
 def _with_reasoning(reasoning, content):
     return f'<think>{reasoning}</think>{content}' if reasoning and '<think>' not in content else content
 
+# %% ../../nbs/04b_agent.policies.ipynb #18655dca
 class _RepairedStream:
     """A response body with invalid UTF-8 replaced by U+FFFD, decoded incrementally (a character split across chunks
     stays whole)."""
@@ -57,6 +60,7 @@ class _RepairedStream:
         if text := self.dec.decode(b'', final=True): yield text.encode()
     def close(self): self.raw.close()
 
+# %% ../../nbs/04b_agent.policies.ipynb #76023c36
 def openai_client(base_url: str, # the endpoint, e.g. 'http://127.0.0.1:8000/v1'
                   api_key: str = 'EMPTY', # vLLM accepts any key
                   timeout: float = 120.0, # per request (per read while streaming), seconds
@@ -84,7 +88,6 @@ def openai_client(base_url: str, # the endpoint, e.g. 'http://127.0.0.1:8000/v1'
         http_client=openai.DefaultHttpxClient(transport=Repair()),
     )
 
-
 # %% ../../nbs/04b_agent.policies.ipynb #aa7f864b
 @contextmanager
 def _plain_errors(policy):
@@ -96,6 +99,7 @@ def _plain_errors(policy):
     except openai.APIConnectionError as e: raise PolicyError(f'{where}: cannot connect: {e}') from e
     except openai.APIStatusError as e: raise PolicyError(f'{where}: HTTP {e.status_code}: {e.message}') from e
 
+# %% ../../nbs/04b_agent.policies.ipynb #c83a5040
 class OpenAIPolicy:
     "A policy served by any OpenAI-compatible chat endpoint (vLLM, DashScope, OpenAI), streaming or not."
     def __init__(self,
@@ -149,7 +153,6 @@ class OpenAIPolicy:
 
     def __repr__(self): return f"OpenAIPolicy({str(self.client.base_url)!r}, model={self.model!r})"
 
-
 # %% ../../nbs/04b_agent.policies.ipynb #9523b510
 class ThinkSplitter:
     "Split streamed text into think and content pieces at `<think>` / `</think>`, also when a tag is cut across chunks."
@@ -186,6 +189,7 @@ def best_sentence(question: str, # the question
     sims = embedder.embed_texts(sents) @ embedder.embed_queries([question])[0]
     return sents[int(np.argmax(sims))]
 
+# %% ../../nbs/04b_agent.policies.ipynb #51253856
 class SmolLM2Answerer:
     "Answer a question from a context with SmolLM2-135M-Instruct on CPU (greedy)."
     system = 'Answer the question in a few words, using only the context.'
@@ -221,6 +225,7 @@ def _latest_view(messages):
                 if c['type'] == 'image': return View.from_dict(c['view'])
     return None
 
+# %% ../../nbs/04b_agent.policies.ipynb #9421a835
 class OfflinePolicy:
     "Offline baseline, not a VLM: search with the question, crop the lines that best match it, answer from the crop."
     def __init__(self,

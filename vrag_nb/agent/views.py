@@ -36,6 +36,7 @@ class View:
         "Rebuild a `View`; raises `KeyError` on a missing field."
         return cls(d['image'], d['doc'], d['page'], tuple(d['region']), tuple(d['size']))
 
+# %% ../../nbs/04_agent.views.ipynb #8208d7fc
 def page_view(page: Page, # the page to show (its `image` must be readable)
               min_pixels: int = MIN_PIXELS, # model-input area bounds, pixels (reference.md §3)
               max_pixels: int = MAX_PIXELS,
@@ -59,6 +60,7 @@ def map_bbox(bbox: list[float], # [x1, y1, x2, y2] in `view`'s model-input pixel
            math.ceil(ry0 + y2 * sy + pad))
     return (max(box[0], rx0), max(box[1], ry0), min(box[2], rx1), min(box[3], ry1))
 
+# %% ../../nbs/04_agent.views.ipynb #e9402a09
 def crop_view(view: View, # the image the model referred to
               bbox: list[float], # [x1, y1, x2, y2] in `view`'s model-input pixels
               pad: int = 56, # margin, raw-page pixels
@@ -70,6 +72,7 @@ def crop_view(view: View, # the image the model referred to
     return View(view.image, view.doc, view.page, region,
                 fit_to_budget(region[2] - region[0], region[3] - region[1], min_pixels, max_pixels))
 
+# %% ../../nbs/04_agent.views.ipynb #892570f8
 def to_view_frame(box: list[float], # [x0, y0, x1, y1] raw-page pixels
                   view: View, # the image to express it in
                  ) -> list[int]: # [x1, y1, x2, y2] model-input pixels of `view`, rounded

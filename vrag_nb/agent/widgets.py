@@ -20,6 +20,7 @@ __all__ = ['bbox_text', 'CropWidget', 'Playground', 'step_frames', 'render_step'
 def _jpeg(im: Image.Image, quality: int = 85) -> bytes:
     buf = io.BytesIO(); im.convert('RGB').save(buf, 'JPEG', quality=quality); return buf.getvalue()
 
+# %% ../../nbs/04c_agent.widgets.ipynb #707a927b
 def bbox_text(box: list[float], # [x1, y1, x2, y2], model-input pixels
              ) -> str:
     "The action a model emits for `box`: `<bbox>[x1, y1, x2, y2]</bbox>`, integer pixels."
@@ -105,6 +106,7 @@ def _describe(e: dict) -> str:
         else line
     )
 
+# %% ../../nbs/04c_agent.widgets.ipynb #5737981a
 class Playground(W.VBox):
     "Play the agent's policy by hand — search, look, crop, answer — and get the trajectory JSON a model's run gives."
     def __init__(self,
@@ -171,6 +173,7 @@ def step_frames(traj: dict, # a trajectory (from `VRAGAgent.run`, the playground
         dict(step=i, reply=r, events=[e for e in traj['events'] if e.get('step') == i]) for i, r in enumerate(replies)
     ]
 
+# %% ../../nbs/04c_agent.widgets.ipynb #6a0d7dba
 def render_step(frame: dict, # one of `step_frames`
                 color: str = '#e4002b', # box colour
                ) -> tuple: # (image shown before the action, with the box drawn | None, image shown after | None)
@@ -183,6 +186,7 @@ def render_step(frame: dict, # one of `step_frames`
         if e['event'] == 'search_image': return None, View.from_dict(e['view']).render()
     return None, None
 
+# %% ../../nbs/04c_agent.widgets.ipynb #fbdc3960
 class TrajectoryViewer(W.VBox):
     "Step through a trajectory: the image with the model's box, the crop it saw, and its text."
     def __init__(self, traj: dict, # a trajectory

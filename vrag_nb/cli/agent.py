@@ -30,6 +30,7 @@ def terminal_text(text: str, # model text to print
     it."""
     return _UNSAFE.sub(lambda m: f'\\x{ord(m[0]):02x}' if ord(m[0]) < 0x100 else f'\\u{ord(m[0]):04x}', text)
 
+# %% ../../nbs/09a_cli.agent.ipynb #9e260c2a
 def print_event(e: dict, # an agent event
                 file=None, # text stream; default stdout
                ):
@@ -38,6 +39,7 @@ def print_event(e: dict, # an agent event
     line = describe_event(e) if e['event'] not in ('think', 'content') else None
     if line: print('  ' + terminal_text(line), file=file or sys.stdout)
 
+# %% ../../nbs/09a_cli.agent.ipynb #fdd6b109
 def drive(agent, # a `VRAGAgent` or `VimRAGAgent`
           question: str, # the question
           show, # called with each event
@@ -53,6 +55,7 @@ def drive(agent, # a `VRAGAgent` or `VimRAGAgent`
         except BaseException: pass
         return err
 
+# %% ../../nbs/09a_cli.agent.ipynb #4ee8141b
 def ask(index: PageIndex, # the index to search
         question: str, # the question
         policy, # a policy (04b_agent.policies)

@@ -20,12 +20,14 @@ def die(msg: str, # what went wrong, one line
     "Print `error: msg` to stderr and exit with `code`: how every console script stops on bad input."
     print(f'error: {msg}', file=sys.stderr); sys.exit(code)
 
+# %% ../../nbs/09_cli.index.ipynb #00cc1d67
 def load_index(index_dir, # index dir written by `vrag_index`
               ) -> PageIndex: # the loaded index
     "Load an index for a console script, or `die` with the reason (not an index dir, or written by another version)."
     try: return PageIndex.load(index_dir)
     except (FileNotFoundError, ValueError) as e: die(str(e))
 
+# %% ../../nbs/09_cli.index.ipynb #3fdacfa0
 @call_parse
 def vrag_index(src: Param('PDF, image or video files, or folders', str, nargs='+'),
                out: Param('corpus and index dir to write (resumes if it exists)', str) = 'index',

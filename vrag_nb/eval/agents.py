@@ -39,6 +39,7 @@ def make_policy(index, # a `PageIndex` (its pages and embedder feed the offline 
         return OfflineVimRAGPolicy(index.pages, index.embedder, answerer)
     return OfflinePolicy(index.pages, index.embedder, answerer, crop=mode not in ('vanilla', 'no_crop'))
 
+# %% ../../nbs/08a_eval.agents.ipynb #a1055243
 def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
                  question: str, # the question
                  mode: str, # one of `MODES`
@@ -69,7 +70,6 @@ def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
     calls = 1 + max((e['step'] for e in t['events'] if 'step' in e), default=-1) if mode == 'vimrag' else t['steps']
     return {**t, 'mode': mode, 'policy_calls': calls}
 
-
 # %% ../../nbs/08a_eval.agents.ipynb #e7a6bff7
 def crop_hit(traj: dict, # a trajectory (its crop events)
              example: dict, # the unified-format example; its evidence strings are `meta_info['evidence']`
@@ -86,6 +86,7 @@ def crop_hit(traj: dict, # a trajectory (its crop events)
         if any(x in seen for x in ev): return True
     return False
 
+# %% ../../nbs/08a_eval.agents.ipynb #6579280e
 def score_row(traj: dict, # from `run_question`
               example: dict, # the unified-format example
               judge, # callable (question, reference, answer) -> bool
@@ -125,6 +126,7 @@ def _load_rows(path: Path, key: str) -> dict:
     rows = (json.loads(l) for l in data.decode().splitlines() if l.strip())
     return {r['uid']: r for r in rows if r.get('key') == key}
 
+# %% ../../nbs/08a_eval.agents.ipynb #5a608f1e
 def summarize(rows: list[dict], # result rows of one baseline
              # n, accuracy, anls, em, f1, mean_steps, invalid_rate, finish_rate, ndcg; crop_hit where rows have one
              ) -> dict:
@@ -163,8 +165,10 @@ class _Stoppable:
             raise StopRun('interrupted (Ctrl-C): the evaluation stopped before this question finished')
         return self.policy(messages)
 
+# %% ../../nbs/08a_eval.agents.ipynb #ba431772
 class _Unfinished(Exception): "A question whose run did not finish; the message is the trajectory's reason."
 
+# %% ../../nbs/08a_eval.agents.ipynb #6135eba6
 def _file_name(uid: str) -> str:
     "A file name for a uid: its safe characters, with a hash of the uid when some had to go."
     safe = re.sub(r'[^\w.-]+', '_', str(uid))[:100]

@@ -25,6 +25,7 @@ class JudgeError(RuntimeError):
     """The judge gave no verdict: the endpoint failed after its retries, timed out, or never replied with a `<judge>`
     tag."""
 
+# %% ../../nbs/06a_eval.judge.ipynb #5a8c79e0
 def parse_judge(text: str, # the judge model's reply
                ) -> bool | None: # the last verdict, or None when there is none
     "Read `<judge>True</judge>` / `<judge>False</judge>` (case and spaces ignored); the last tag wins."

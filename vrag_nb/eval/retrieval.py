@@ -28,6 +28,7 @@ def from_slidevqa(
         }
     }
 
+# %% ../../nbs/08_eval.retrieval.ipynb #b50b5eea
 def from_mmlongbench(
                      # one MMLongBench-Doc sample: doc_id, question, answer, evidence_pages ("[3, 5]"), answer_format
                      rec: dict,
@@ -44,6 +45,7 @@ def from_mmlongbench(
         }
     }
 
+# %% ../../nbs/08_eval.retrieval.ipynb #88a01353
 def load_qa(
             # JSON `{"examples": [...]}` / a list, or JSON lines; unified (ViDoSeek), SlideVQA or MMLongBench-Doc
             # records
@@ -81,6 +83,7 @@ def load_qa(
         out.append(e)
     return out
 
+# %% ../../nbs/08_eval.retrieval.ipynb #e9a9e64d
 def gold_pages(example: dict, # a unified-format QA example
               ) -> set[str]:
     "The gold page ids `<stem>_<page>` of an example: `reference_page` ∪ `also_pages`."
@@ -98,6 +101,7 @@ def recall_at_k(ranked: list[str], # retrieved page ids, best first
     needed = needed or len(gold)
     return min(len(set(ranked[:k]) & gold), needed) / needed if needed else 0.0
 
+# %% ../../nbs/08_eval.retrieval.ipynb #baa6b46c
 def mrr_at_k(ranked: list[str], # retrieved page ids, best first
              gold: set[str], # gold page ids
              k: int = 10, # cut-off
@@ -105,6 +109,7 @@ def mrr_at_k(ranked: list[str], # retrieved page ids, best first
     "Reciprocal rank (1-based) of the first gold page within the top `k`, else 0."
     return next((1 / (i + 1) for i, p in enumerate(ranked[:k]) if p in gold), 0.0)
 
+# %% ../../nbs/08_eval.retrieval.ipynb #3a17154d
 def ndcg_at_k(ranked: list[str], # retrieved page ids, best first
               gold: set[str], # gold page ids
               k: int = 5, # cut-off

@@ -23,6 +23,7 @@ def strip_observations(response: str | list[dict], # a decoded rollout (ChatML),
             c.get('text', '') for c in m['content']) for m in response if m['role'] == 'assistant')
     return re.sub(r'<\|im_start\|>(?:user|tool|system)\b.*?(?:<\|im_end\|>|$)', ' ', response, flags=re.S)
 
+# %% ../../nbs/06_eval.rewards.ipynb #3a9ed8f2
 def format_reward(response: str | list[dict], # a decoded rollout or a message list (reference.md §5)
                  ) -> float: # 1.0 or 0.0
     "r_pat: 1 when the model's own text holds a complete `<search>…</search>` and a complete `<answer>…</answer>`."
@@ -37,14 +38,17 @@ def normalize_answer(s: str, # an answer
     s = ''.join(ch for ch in s.lower() if ch not in set(string.punctuation))
     return ' '.join(re.sub(r'\b(a|an|the)\b', ' ', s).split())
 
+# %% ../../nbs/06_eval.rewards.ipynb #087885bd
 def _refs(references): return [references] if isinstance(references, str) else list(references)
 
+# %% ../../nbs/06_eval.rewards.ipynb #7947d7bc
 def exact_match(prediction: str, # the model's answer
                 references: str | list[str], # one or more reference answers
                ) -> float: # 1.0 or 0.0
     "1 when the normalised prediction equals a normalised reference (SQuAD v1.1)."
     return float(any(normalize_answer(prediction) == normalize_answer(r) for r in _refs(references)))
 
+# %% ../../nbs/06_eval.rewards.ipynb #714e22af
 def token_f1(prediction: str, # the model's answer
              references: str | list[str], # one or more reference answers
             ) -> float: # in [0, 1], best over references
@@ -58,6 +62,7 @@ def token_f1(prediction: str, # the model's answer
         return 2 * prec * rec / (prec + rec)
     return max(f1(prediction, r) for r in _refs(references))
 
+# %% ../../nbs/06_eval.rewards.ipynb #3cdaecc3
 def anls(prediction: str, # the model's answer
          references: str | list[str], # one or more reference answers
          threshold: float = 0.5, # τ: a normalised distance at or above it scores 0
@@ -109,6 +114,7 @@ def contains_reference(prediction: str, # the model's answer
     p = f" {normalize_answer(prediction)} "
     return any(normalize_answer(r) and f" {normalize_answer(r)} " in p for r in _refs(references))
 
+# %% ../../nbs/06_eval.rewards.ipynb #5a4b0a1b
 class ANLSJudge:
     """Offline stand-in for the LLM judge, not an LLM: correct when ANLS reaches `threshold` (or, with `contains`, the
     answer holds the reference)."""
@@ -141,12 +147,14 @@ def retrieved_pages(trajectory: dict, # from `VRAGAgent` or `VimRAGAgent`
         dict.fromkeys(f"{r['doc']}_{r['page']}" for e in trajectory.get('events', []) if e['event'] == 'search_done'
                       for r in e['results']))
 
+# %% ../../nbs/06_eval.rewards.ipynb #a7dd7c87
 def answer_text(trajectory: dict, # from either agent
                ) -> str: # the answer text
     "The final answer of a trajectory as text ('' when it did not answer)."
     a = trajectory.get('answer')
     return (a.get('text') or '') if isinstance(a, dict) else (a or '')
 
+# %% ../../nbs/06_eval.rewards.ipynb #8c7ca457
 def pattern_reward(
                    # from either agent; or, without events, {'retrieved', 'answer'} as verl's reward function rebuilds
                    # it
@@ -158,6 +166,7 @@ def pattern_reward(
     if events is None: return float(bool(trajectory.get('retrieved')) and trajectory.get('answer') is not None)
     return float(any(e['event'] == 'search' for e in events) and any(e['event'] == 'answer' for e in events))
 
+# %% ../../nbs/06_eval.rewards.ipynb #4042b101
 def score(trajectory: dict, # a trajectory from either agent
           reference: str | list[str], # reference answer(s)
           gold: list[str], # gold page ids `<doc>_<page>` (see `eval.gold_pages`)
@@ -190,6 +199,7 @@ def judge_for(spec, # None (ANLS), a number (the ANLS threshold), or a dict of `
         else: _JUDGES[key] = ANLSJudge(float(spec) if spec is not None else 0.5)
     return _JUDGES[key]
 
+# %% ../../nbs/06_eval.rewards.ipynb #9317226d
 def compute_score(data_source: str, # dataset name (unused: one reward for all sources)
                   solution_str: str, # the decoded rollout, observation turns included
                   ground_truth: str | dict, # the reference answer, or {'answer', 'gold_pages'}

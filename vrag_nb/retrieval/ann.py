@@ -53,6 +53,7 @@ def make_index(vectors: np.ndarray, # float32 [n, d], rows L2-normalised
     index.add(vectors)
     return index
 
+# %% ../../nbs/02b_retrieval.ann.ipynb #fd0d5103
 def to_gpu(index: faiss.Index, # a CPU index
           ) -> faiss.Index: # the same index on all GPUs, or unchanged without faiss-gpu / a GPU
     "Move an index to the GPUs when faiss-gpu is installed and a GPU is visible; otherwise return it as is."
@@ -76,6 +77,7 @@ def synthetic_embeddings(n: int, # vectors to draw
         return x / np.linalg.norm(x, axis=1, keepdims=True)
     return draw(n), draw(n_queries)
 
+# %% ../../nbs/02b_retrieval.ann.ipynb #18e2ed70
 def benchmark_kinds(x: np.ndarray, # float32 [n, d] base vectors
                     q: np.ndarray, # float32 [m, d] queries
                     k: int = 10, # recall cut-off

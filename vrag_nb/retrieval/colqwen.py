@@ -95,6 +95,7 @@ def similarity_map(q: np.ndarray, # float [tq, d]: a query's token vectors
     h, w = page['grid']
     return (q @ page['patches'].T).reshape(len(q), h, w).astype(np.float32)
 
+# %% ../../nbs/02d_retrieval.colqwen.ipynb #b5010b35
 def draw_similarity_map(image: Image.Image, # the page image
                         sim: np.ndarray, # float [h, w]: one map (e.g. `similarity_map(...).max(0)`)
                         alpha: float = 0.5, # overlay opacity

@@ -47,6 +47,7 @@ def clean_text(s: str) -> str:
     s = unicodedata.normalize('NFKC', s).replace('\x00', '')
     return '\n'.join(re.sub(r'[ \t\u00a0]+', ' ', l).strip() for l in s.splitlines()).strip()
 
+# %% ../../nbs/01_retrieval.corpus.ipynb #e0dfa069
 def pdf_blocks(page: pymupdf.Page, # a PyMuPDF page
                scale: float, # pixels per PDF point: dpi / 72
                textpage=None, # a `page.get_textpage()` to reuse, or None
@@ -59,6 +60,7 @@ def pdf_blocks(page: pymupdf.Page, # a PyMuPDF page
             out.append([round(x0 * scale, 1), round(y0 * scale, 1), round(x1 * scale, 1), round(y1 * scale, 1), text])
     return out
 
+# %% ../../nbs/01_retrieval.corpus.ipynb #55a24c88
 def pdf_lines(page: pymupdf.Page, # a PyMuPDF page
               scale: float, # pixels per PDF point: dpi / 72
               textpage=None, # a `page.get_textpage()` to reuse, or None
@@ -106,6 +108,7 @@ def ocr_blocks(img: Image.Image, # page image
 class SkipFile(Exception):
     "A source file that cannot be ingested; the message says why."
 
+# %% ../../nbs/01_retrieval.corpus.ipynb #60a1a416
 def _open_pdf(path: Path) -> pymupdf.Document:
     if path.stat().st_size == 0: raise SkipFile('empty file (0 bytes)')
     try: doc = pymupdf.open(path, filetype='pdf')
@@ -114,6 +117,7 @@ def _open_pdf(path: Path) -> pymupdf.Document:
     if doc.page_count == 0: raise SkipFile('PDF has no pages')
     return doc
 
+# %% ../../nbs/01_retrieval.corpus.ipynb #49e287c9
 def _image_doc(path: Path) -> tuple[str, int]:
     "Doc name and page for an image: `report_3.png` is page 3 of `report`, as in VRAG image corpora; else page 1."
     m = re.fullmatch(r'(.+)_(\d+)', path.stem)
@@ -141,6 +145,7 @@ def _render_range(path, start, end, out_dir, dpi, quality, ocr, min_chars) -> li
                           lines=lines).to_dict())
     return pages
 
+# %% ../../nbs/01_retrieval.corpus.ipynb #e134de10
 def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
     try: img = Image.open(path); img.load()
     except Exception as e: raise SkipFile(f'not a readable image ({type(e).__name__}: {e})') from None
@@ -200,6 +205,7 @@ class CorpusReport:
         return (f"CorpusReport({len(self.pages)} pages from {docs} documents, {len(self.resumed)} resumed, "
                 f"{len(self.skipped)} skipped)")
 
+# %% ../../nbs/01_retrieval.corpus.ipynb #83bc373e
 def load_pages(corpus_dir: str | Path) -> list[Page]:
     "Read `pages.jsonl` of a corpus dir into `Page`s; raises `FileNotFoundError` when there is none."
     path = Path(corpus_dir)/'pages.jsonl'

@@ -27,15 +27,18 @@ def documents(self: PageIndex) -> dict[str, int]:
     "The documents of the index and their page counts, in index order."
     return dict(Counter(p.doc for p in self.pages))
 
+# %% ../../nbs/03b_retrieval.documents.ipynb #2d148ea6
 def _vectors(index: faiss.Index) -> np.ndarray:
     "All vectors of a (CPU) index in id order; IVF indexes give their decoded vectors."
     if isinstance(index, faiss.IndexIVF): index.make_direct_map()
     return index.reconstruct_n(0, index.ntotal)
 
+# %% ../../nbs/03b_retrieval.documents.ipynb #9b94a419
 def _cpu(index: faiss.Index) -> faiss.Index:
     return faiss.index_gpu_to_cpu(index) if hasattr(faiss,
                                                     'index_gpu_to_cpu') and 'Gpu' in type(index).__name__ else index
 
+# %% ../../nbs/03b_retrieval.documents.ipynb #48df3510
 @patch
 def _replace(self: PageIndex, pages: list[Page], vecs: np.ndarray, owner: np.ndarray, op: str):
     "Rebuild the FAISS index of the same kind over `vecs`, BM25 over `pages`, and commit everything with new meta."

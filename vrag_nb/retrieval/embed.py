@@ -40,6 +40,7 @@ def _minilm_paths():
     tok = Path(str(importlib.resources.files('vrag_nb.retrieval')/'minilm_tokenizer.json'))
     return onnx, tok
 
+# %% ../../nbs/02_retrieval.embed.ipynb #2a6f5883
 class MiniLMEmbedder:
     "all-MiniLM-L6-v2 as int8 ONNX on CPU: text → 384-d L2-normalised vectors (offline default)."
     name, dim, multi_vector = 'all-MiniLM-L6-v2-int8', 384, False
@@ -111,6 +112,7 @@ def split_passages(self: MiniLMEmbedder,
     if starts[-1] + size < n: starts.append(n - size)  # the last window ends at the last token
     return [text[offs[s][0]:offs[s + size - 1][1]] for s in starts]
 
+# %% ../../nbs/02_retrieval.embed.ipynb #b0273a7e
 @patch
 def embed_passages(self: MiniLMEmbedder,
                    pages: list[Page], # corpus pages

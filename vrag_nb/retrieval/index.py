@@ -34,6 +34,7 @@ def pages_hash(pages: list[Page], # the corpus pages
 
 EMBEDDERS = {'minilm': MiniLMEmbedder, 'static': StaticEmbedder}  # the embedders an index can be built with by name
 
+# %% ../../nbs/03_retrieval.index.ipynb #fa25dbd2
 def get_embedder(embedder: Embedder | str | None = None, # an `Embedder`, a key of `EMBEDDERS`, or None: MiniLM
                 ) -> Embedder:
     "An embedder from what `PageIndex.build` was given; raises `ValueError` for an unknown name."
@@ -42,11 +43,13 @@ def get_embedder(embedder: Embedder | str | None = None, # an `Embedder`, a key 
     if embedder not in EMBEDDERS: raise ValueError(f"unknown embedder {embedder!r}: use one of {sorted(EMBEDDERS)}")
     return EMBEDDERS[embedder]()
 
+# %% ../../nbs/03_retrieval.index.ipynb #ac35f615
 def _embedder_by_name(name: str) -> Embedder:
     for cls in EMBEDDERS.values():
         if name == cls.name: return cls()
     raise ValueError(f"index was built with embedder {name!r}: pass an instance of it as `embedder=`")
 
+# %% ../../nbs/03_retrieval.index.ipynb #7557b75f
 def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector`: one per token)
                 pages: list[Page], # the batch
                 offset: int, # corpus position of the batch's first page
@@ -61,6 +64,7 @@ def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector
         return np.asarray(vecs, np.float32), np.asarray(owner, np.int64) + offset
     return np.asarray(embedder.embed_pages(pages), np.float32), np.arange(offset, offset + len(pages), dtype=np.int64)
 
+# %% ../../nbs/03_retrieval.index.ipynb #2620f66a
 def index_files(index: faiss.Index, # the vectors
                 owner: np.ndarray, # int64 (n,): the corpus position of each vector's page
                 bm25: BM25Pages, # the sparse index
@@ -75,6 +79,7 @@ FUSION = dict(kind='minmax', k=60, dense_weight=0.5, depth=50)  # chosen on data
 # the static tier's weaker vectors count for less (chosen the same way)
 FUSION_BY_EMBEDDER = {StaticEmbedder.name: dict(FUSION, dense_weight=0.1)}
 
+# %% ../../nbs/03_retrieval.index.ipynb #9e493c5c
 def default_fusion(embedder: Embedder, # the embedder an index is built with
                   ) -> dict: # kind ('rrf' | 'minmax'), k (RRF), dense_weight, depth: what `PageIndex.build` stores
     "The fusion settings a new index gets for this embedder."
@@ -212,6 +217,7 @@ def absolute_paths(pages: list[Page], # pages as stored in pages.jsonl (paths re
         if p.video and not Path(p.video).is_absolute(): p.video = str((root/p.video).resolve())
     return pages
 
+# %% ../../nbs/03_retrieval.index.ipynb #dba6eff5
 @patch
 def dense_search(self: PageIndex,
                  qvecs: np.ndarray, # float32 [q, dim] query embeddings (multi-vector: a list of [tokens, dim])
@@ -235,6 +241,7 @@ def dense_search(self: PageIndex,
         if fetch >= n or all(len(r) >= want for r in out): return out
         fetch = min(n, 4 * fetch)
 
+# %% ../../nbs/03_retrieval.index.ipynb #312e1b9f
 @patch
 def search(self: PageIndex,
            queries: list[str] | str, # one query or a list of them
@@ -280,6 +287,7 @@ def record(self: PageIndex,
         }
     return {'type': 'image', 'file_path': p.image, 'doc': p.doc, 'page': p.page}
 
+# %% ../../nbs/03_retrieval.index.ipynb #46b875c8
 @patch
 def wire(self: PageIndex,
          hits: list[Hit], # one query's hits

@@ -80,6 +80,7 @@ class Batcher:
 def _vrag_ret(hits: list[Hit]) -> list[dict]:
     return [{'idx': r, 'image_file': h.page.image} for r, h in enumerate(hits)]
 
+# %% ../../nbs/03a_retrieval.server.ipynb #7cfcb9ef
 def create_app(index: PageIndex, # the index to serve
                max_batch: int = 64, # most queries searched together by the batcher
               ) -> FastAPI:

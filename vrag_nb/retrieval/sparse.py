@@ -65,6 +65,7 @@ def rrf_fuse(runs: list[list], # per retriever, item ids best first
         for r, item in enumerate(run, start=1): out[item] = out.get(item, 0.0) + w / (k + r)
     return out
 
+# %% ../../nbs/02a_retrieval.sparse.ipynb #ef7ac23e
 def minmax_fuse(runs: list[dict], # per retriever, {item: score}
                 weights: list[float] | None = None, # per retriever (default all 1)
                ) -> dict: # item -> fused score

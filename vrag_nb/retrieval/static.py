@@ -35,6 +35,7 @@ def distill_minilm(out: str | Path, # the model2vec dir to write; replaced atomi
     except OSError: shutil.rmtree(tmp, ignore_errors=True)
     return out
 
+# %% ../../nbs/02f_retrieval.static.ipynb #3cb82e8c
 def static_model_dir() -> Path: # a model2vec dir (config, safetensors, tokenizer) in the cache
     "The distilled MiniLM in the cache, distilled on first use (under a minute on two cores) and reused after."
     path = cache_dir('models')/STATIC_NAME

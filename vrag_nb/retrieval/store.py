@@ -32,6 +32,7 @@ def roll_forward(path: str | Path, # an index dir
     shutil.rmtree(stage)
     return 'finished'
 
+# %% ../../nbs/02e_retrieval.store.ipynb #4ed9f938
 def commit_files(path: Path, # the index dir
                  files: dict, # {name: bytes, or a callable writing a directory into the path it is given}
                 ):
@@ -46,13 +47,13 @@ def commit_files(path: Path, # the index dir
     atomic_write(stage/'COMMIT', json.dumps(order))
     roll_forward(path)
 
-
 # %% ../../nbs/02e_retrieval.store.ipynb #3880ceb2
 def npz_bytes(**arrays, # name -> numpy array
              ) -> bytes: # the .npz file's content
     "Arrays as the bytes of an uncompressed .npz file, ready for `atomic_write` or `commit_files`."
     buf = io.BytesIO(); np.savez(buf, **arrays); return buf.getvalue()
 
+# %% ../../nbs/02e_retrieval.store.ipynb #4035a2a8
 def load_shards(ckpt: Path, # checkpoint dir holding `vec_<start>_<end>.npz` shards (8-digit page positions)
                 n_pages: int, # pages in the corpus
                 dim: int, # vector dimension
@@ -69,4 +70,3 @@ def load_shards(ckpt: Path, # checkpoint dir holding `vec_<start>_<end>.npz` sha
             break
         shards.append((v, o)); nxt = end
     return shards
-

@@ -17,11 +17,13 @@ __all__ = ['VideoError', 'ffmpeg_exe', 'write_video', 'video_info', 'split_video
 class VideoError(ValueError):
     "A video ffmpeg cannot read or cut; the message says why."
 
+# %% ../../nbs/00a_retrieval.video.ipynb #80c2ed28
 def ffmpeg_exe() -> str:
     "Path of the ffmpeg binary inside `imageio-ffmpeg` (no system ffmpeg needed)."
     import imageio_ffmpeg
     return imageio_ffmpeg.get_ffmpeg_exe()
 
+# %% ../../nbs/00a_retrieval.video.ipynb #ecbc211b
 def _ffmpeg(*args, what='ffmpeg'):
     r = subprocess.run([ffmpeg_exe(), '-v', 'error', '-nostdin', *map(str, args)], capture_output=True)
     if r.returncode:
@@ -29,6 +31,7 @@ def _ffmpeg(*args, what='ffmpeg'):
             f"{what} failed: {r.stderr.decode(errors='replace').strip()[-300:] or 'exit code ' + str(r.returncode)}")
     return r.stdout
 
+# %% ../../nbs/00a_retrieval.video.ipynb #1eaa6c85
 def write_video(frames: list[Image.Image], # the frames, all the same size (even width and height)
                 path: str | Path, # destination .mp4
                 fps: float = 4, # frames per second
@@ -41,6 +44,7 @@ def write_video(frames: list[Image.Image], # the frames, all the same size (even
     w.close()
     return Path(path)
 
+# %% ../../nbs/00a_retrieval.video.ipynb #ddc1f77b
 def video_info(path: str | Path, # a video file
               ) -> dict: # {'duration': seconds, 'fps': frames per second, 'size': (width, height) pixels}
     "Duration, frame rate and size from the container's header; raises `VideoError` when it is not a readable video."
@@ -75,11 +79,13 @@ def split_video(path: str | Path, # a video file
     return [(out_dir / f'{path.stem}_{i}.mp4', (i - 1) * chunk_seconds, min(i * chunk_seconds, duration))
             for i in range(1, n + 1)]
 
+# %% ../../nbs/00a_retrieval.video.ipynb #ef64b59d
 def glob_escape(s: str, # a file name
                ) -> str: # the name with [, ], * and ? bracketed
     "Escape glob metacharacters in a file name."
     return re.sub(r'([\[\]*?])', r'[\1]', s)
 
+# %% ../../nbs/00a_retrieval.video.ipynb #339073f9
 def video_frames(path: str | Path, # a video file (a chunk)
                  times: list[float], # seconds into the video; clamped to [0, duration)
                 ) -> list[Image.Image]: # one RGB frame per time
@@ -97,6 +103,7 @@ def video_frames(path: str | Path, # a video file (a chunk)
         out.append(Image.open(io.BytesIO(png)).convert('RGB'))
     return out
 
+# %% ../../nbs/00a_retrieval.video.ipynb #a0727a84
 def frame_file(video: str | Path, # a video file (a chunk)
                t: float, # seconds into it
                quality: int = 90, # JPEG quality

@@ -114,11 +114,13 @@ def _tiny_tokenizer():
     tok.add_special_tokens({'additional_special_tokens': VISION})
     return tok, {t: tok.convert_tokens_to_ids(t) for t in VISION}
 
+# %% ../../nbs/02c_retrieval.vlm_embed.ipynb #1ef59d03
 def _text_cfg(tok, **kw):
     return dict(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
                 num_key_value_heads=2, max_position_embeddings=4096, bos_token_id=None, eos_token_id=tok.eos_token_id,
                 pad_token_id=tok.pad_token_id, **kw)
 
+# %% ../../nbs/02c_retrieval.vlm_embed.ipynb #9c01ee67
 def tiny_qwen25vl(seed: int = 0, # weight initialisation seed
                  ): # (model, tokenizer, image_processor)
     """A randomly initialised ~6M-parameter Qwen2.5-VL (the GVE family) with tokenizer and PIL image processor, for CPU
@@ -137,6 +139,7 @@ def tiny_qwen25vl(seed: int = 0, # weight initialisation seed
     return Qwen2_5_VLForConditionalGeneration(cfg).eval(), tok, Qwen2VLImageProcessorPil(
         min_pixels=56 * 56, max_pixels=112 * 112)
 
+# %% ../../nbs/02c_retrieval.vlm_embed.ipynb #3eb0121d
 def tiny_qwen3vl(seed: int = 0, # weight initialisation seed
                 ): # (model, tokenizer, image_processor)
     "A randomly initialised Qwen3-VL (the Qwen3-VL-Embedding family; 16-px patches, deepstack) for CPU tests only."

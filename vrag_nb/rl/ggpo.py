@@ -27,12 +27,14 @@ def answer_path(graph: list[dict], # the memory graph in list-of-nodes form (roo
         seen.add(v); todo += parents[v]
     return seen
 
+# %% ../../nbs/07b_rl.ggpo.ipynb #c4bdab45
 def valuable_retrievals(retrieved: dict, # search node id -> page ids its search returned
                         gold: set | list, # gold page ids
                        ) -> set[str]: # R_val
     "R_val: the search nodes whose results contain a gold page (reference.md §6)."
     return {v for v, pages in retrieved.items() if set(pages) & set(gold)}
 
+# %% ../../nbs/07b_rl.ggpo.ipynb #fd699cb3
 def prune_mask(segment_nodes: list, # per model turn, the node it belongs to
                positive: bool | None, # the sign of the rollout's advantage: True (A > 0), False (A < 0), None (A = 0)
                p_ans: set, # from `answer_path`
@@ -42,6 +44,7 @@ def prune_mask(segment_nodes: list, # per model turn, the node it belongs to
     if positive is None: return [0] * len(segment_nodes)
     return [int(v not in p_ans) if positive else int(v in r_val) for v in segment_nodes]
 
+# %% ../../nbs/07b_rl.ggpo.ipynb #070aac74
 def advantage_signs(rewards: list[float], # one reward per rollout
                     groups: list, # the group id of each rollout (the question's uid)
                    ) -> list[bool | None]: # per rollout: True (A > 0), False (A < 0), None (A = 0)

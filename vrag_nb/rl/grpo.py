@@ -51,6 +51,7 @@ def token_mean(values: torch.Tensor, # [batch, len] per-token values
     "Masked mean over all tokens of the batch (verl's 'token-mean' aggregation)."
     return (values * mask).sum() / mask.sum()
 
+# %% ../../nbs/07_rl.grpo.ipynb #ba42c347
 def low_var_kl(log_prob: torch.Tensor, # [batch, len] log π(token) under the policy
                ref_log_prob: torch.Tensor, # [batch, len] log π_ref(token) under the frozen reference
               ) -> torch.Tensor: # [batch, len] per-token KL estimate, in [-10, 10]
@@ -59,6 +60,7 @@ def low_var_kl(log_prob: torch.Tensor, # [batch, len] log π(token) under the po
     r = torch.clamp(ref_log_prob - log_prob, -20, 20)
     return torch.clamp(torch.exp(r) - r - 1, -10, 10)
 
+# %% ../../nbs/07_rl.grpo.ipynb #f32e699e
 def policy_loss(old_log_prob: torch.Tensor, # [batch, len] log-probs when the rollout was sampled
                 log_prob: torch.Tensor, # [batch, len] log-probs under the policy being trained (with grad)
                 advantages: torch.Tensor, # [batch, len]
@@ -78,6 +80,7 @@ def policy_loss(old_log_prob: torch.Tensor, # [batch, len] log-probs when the ro
         (clipped > l3).float() * (advantages < 0).float()).item())
     return token_mean(losses, response_mask), metrics
 
+# %% ../../nbs/07_rl.grpo.ipynb #0a9ba4a9
 def entropy(logits: torch.Tensor, # [..., vocab] unnormalised
            ) -> torch.Tensor: # [...] entropy of each distribution, nats
     "Shannon entropy of softmax(logits)."
@@ -94,6 +97,7 @@ class Rollout:
     group: str = ''  # the prompt's uid: every rollout of one prompt shares it
     nodes: list = field(default_factory=list)  # per segment, the memory-graph node it belongs to (GGPO), or empty
 
+# %% ../../nbs/07_rl.grpo.ipynb #65dcd72b
 def to_batch(rollouts: list[Rollout], # rollouts, several per prompt
              pad_id: int = 0, # padding token id
              max_response: int | None = None, # cut responses to this many tokens (None: the longest)

@@ -28,6 +28,7 @@ def policy_summary(rows: list[TokenRollout], # scored rollouts (`play_group`)
         n=len(rows),
     )
 
+# %% ../../nbs/07i_rl.learn.ipynb #81170da8
 def evaluate_policy(
                     # the policy (see `trainer.load_policy`); no image processor: a text LM
                     model, tokenizer, image_processor,

@@ -157,11 +157,13 @@ def _vision(rows, device, dtype) -> dict:
         'image_grid_thw': torch.cat([im['image_grid_thw'] for im in ims]).to(device)
     }
 
+# %% ../../nbs/07g_rl.rollout.ipynb #9babf526
 def _needs_types(model) -> bool:
     "Qwen3-VL's M-RoPE needs `mm_token_type_ids` (1 on image pads)."
     m = model.get_base_model() if hasattr(model, 'get_base_model') else model
     return 'mm_token_type_ids' in inspect.signature(getattr(m, 'model', m).forward).parameters
 
+# %% ../../nbs/07g_rl.rollout.ipynb #aee800ac
 def compute_context(
                     # a policy; `trainer.prepare_policy` sets `vrag_compute_dtype` when it keeps fp32 master weights
                     model,
@@ -173,6 +175,7 @@ def compute_context(
         torch.autocast(next(model.parameters()).device.type, dtype=dt) if dt is not None else contextlib.nullcontext()
     )
 
+# %% ../../nbs/07g_rl.rollout.ipynb #ec104013
 @torch.no_grad()
 def generate_replies(model, # a transformers LM or VLM (or a peft model over one), on its device
                      codec: ChatCodec, # how the rows were encoded
@@ -226,6 +229,7 @@ def _sync(codec, ep, r, synced):
     r.add(codec.assistant_header())
     return len(msgs)
 
+# %% ../../nbs/07g_rl.rollout.ipynb #fcc271d3
 def play_group(model, # the policy (LM or VLM), on its device; unused when `policy` is given
                codec: ChatCodec, # its encoding
                agent: VRAGAgent, # the game: search backend, max_steps (turns), crop settings, pixel budget
@@ -305,6 +309,7 @@ def collate(rows: list[TokenRollout], # rollouts to batch
              loss_mask=pad('mask', 0).float(), turns=pad('turns', -1), old_logprobs=pad('logprobs', 0.0).float())
     return {**{k: v.to(device) for k, v in b.items()}, **_vision(rows, device, dtype or torch.float32)}
 
+# %% ../../nbs/07g_rl.rollout.ipynb #1ab2d4b6
 def sequence_logprobs(model, # LM or VLM (or a peft model over one)
                       batch: dict, # from `collate`, on the model's device
                       codec: ChatCodec, # the rows' encoding

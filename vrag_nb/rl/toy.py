@@ -39,6 +39,7 @@ def query_recipe(question: str, # the question
     return [question, ' '.join(content), ' '.join(content[:3]), ' '.join(content[-3:]),
             ' '.join(sorted(content, key=len)[-2:]), content[0], 'page', 'the of and'][k]
 
+# %% ../../nbs/07a_rl.toy.ipynb #1f7b5e9b
 def prompt_tokens(question: str, # the question
                  ) -> list[int]: # token ids: BOS then at most 16 question tokens
     "BOS, then each content word hashed into one of the question tokens (crc32: the same in every process)."
@@ -127,6 +128,7 @@ class TinyPolicy(nn.Module):
 _ALLOWED = torch.full((2, VOCAB), float('-inf'), device='cpu')
 _ALLOWED[0, ACTIONS] = 0.0; _ALLOWED[1, ARGS] = 0.0
 
+# %% ../../nbs/07a_rl.toy.ipynb #7ffc30b2
 def constrained(logits: torch.Tensor, # [..., vocab]
                 slot: torch.Tensor, # [...] 0: action position, 1: argument position
                ) -> torch.Tensor: # [..., vocab] log-probabilities over the allowed tokens only
@@ -138,6 +140,7 @@ def _pad(seqs, pad=PAD, device=None):
     T = max(map(len, seqs))
     return torch.tensor([s + [pad] * (T - len(s)) for s in seqs], device=device)
 
+# %% ../../nbs/07a_rl.toy.ipynb #a7b61ca6
 @torch.no_grad()
 def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
             examples: list[dict], # unified-format examples: one group per example
@@ -218,6 +221,7 @@ def _logprobs(model, rollouts, batch):
     ent = -(logp.exp() * logp.masked_fill(~logp.isfinite(), 0)).sum(-1)
     return tok_lp, ent
 
+# %% ../../nbs/07a_rl.toy.ipynb #cf8e4a5d
 def grpo_step(policy: TinyPolicy, ref: TinyPolicy, opt: torch.optim.Optimizer, # policy, frozen reference, optimiser
               rollouts: list[Rollout], old_lp: list[list[float]], # from `collect`
               kl_coef: float = 0.01, # low-variance KL loss coefficient (VRAG-RL: 0.01)

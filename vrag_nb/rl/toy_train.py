@@ -34,6 +34,7 @@ def toy_corpus(pdfs: tuple = ('sample631.pdf', 'sample-sigconf.pdf'), # bundled 
 # %% ../../nbs/07a_rl.toy_train.ipynb #bbc1a61a
 def _rng_state(gen, rnd): return dict(torch=torch.get_rng_state(), gen=gen.get_state(), rnd=rnd.getstate())
 
+# %% ../../nbs/07a_rl.toy_train.ipynb #2fb73949
 def train(index, examples: list[dict], # the game: an index and its questions
           steps: int = 150, # GRPO steps (the default learns: see below)
           seed: int = 0, # everything random follows from it
@@ -124,6 +125,7 @@ def plot_metrics(history: list[dict], # metrics per step
     fig.tight_layout(); fig.savefig(path, dpi=100)
     return Path(path)
 
+# %% ../../nbs/07a_rl.toy_train.ipynb #7d40f673
 @call_parse
 def vrag_train(algo: Param('grpo or ggpo', str, choices=['grpo', 'ggpo']) = 'grpo',
                seed: Param('random seed', int) = 0,

@@ -31,6 +31,7 @@ def lora_targets(model, # a transformers LM or VLM
         if isinstance(m, torch.nn.Linear) and n.rsplit('.', 1)[-1] in PROJ and 'visual' not in n.split('.')
     ]
 
+# %% ../../nbs/07h_rl.trainer.ipynb #1a20917c
 def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 or bfloat16
                    lora: dict | None = None, # peft `LoraConfig` settings (r, lora_alpha, ...); None: full fine-tuning
                    freeze_vision: bool = True, # full fine-tuning: keep the vision tower frozen
@@ -70,6 +71,7 @@ def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 
         if lora: model.enable_input_require_grads()
     return model
 
+# %% ../../nbs/07h_rl.trainer.ipynb #ee9fbf96
 def load_policy(path, # hub id or local dir of a transformers checkpoint
                 device: str = 'auto', # 'auto' (cuda when available), 'cpu', 'cuda', ...
                 dtype: str = 'auto', # 'auto' (bfloat16 on cuda, float32 on cpu), 'bfloat16', 'float32'
@@ -100,11 +102,13 @@ def _advantages(rows, dr_grpo=False) -> torch.Tensor:
                               norm_adv_by_std_in_grpo=not dr_grpo)
     return adv[:, 0]
 
+# %% ../../nbs/07h_rl.trainer.ipynb #197b4363
 def _loss_mask(r: TokenRollout) -> torch.Tensor:
     "A rollout's loss mask [T] (CPU) with GGPO's pruned turns zeroed (`ggpo.ggpo_response_mask`)."
     return ggpo_response_mask(torch.tensor(r.mask, dtype=torch.float, device='cpu'),
                               torch.tensor(r.turns, device='cpu'), r.pruned)
 
+# %% ../../nbs/07h_rl.trainer.ipynb #d51dc104
 def _ref_logprobs(model, ref, b, codec, temperature=1.0):
     """Reference log-probs at the sampling temperature (as verl's): a frozen copy's, or the LoRA model's with its
     adapter disabled; None without either."""
@@ -114,6 +118,7 @@ def _ref_logprobs(model, ref, b, codec, temperature=1.0):
             with model.disable_adapter(): return sequence_logprobs(model, b, codec, temperature=temperature)[0]
     return None
 
+# %% ../../nbs/07h_rl.trainer.ipynb #7f578dab
 def _sampling_temperature(rows) -> float:
     "The temperature every row was sampled at; raises `ValueError` on a mix, or on rows without sampling log-probs."
     ts = {r.temperature for r in rows}
@@ -124,6 +129,7 @@ def _sampling_temperature(rows) -> float:
         )
     return ts.pop()
 
+# %% ../../nbs/07h_rl.trainer.ipynb #f121df13
 def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 rows: list[TokenRollout], # scored rollouts, several per group
                 codec: ChatCodec, # their encoding
@@ -187,6 +193,7 @@ def sft_step(model, # the policy
     torch.nn.utils.clip_grad_norm_([q for q in model.parameters() if q.requires_grad], max_grad_norm); opt.step()
     return loss.item()
 
+# %% ../../nbs/07h_rl.trainer.ipynb #8f331afc
 def _summary(rows) -> dict:
     "Reward, its parts and what the rollouts did."
     ev = lambda r, k: sum(e['event'] == k for e in r.trajectory['events'])
@@ -203,7 +210,7 @@ def _summary(rows) -> dict:
         pruned=float(np.mean([x for r in rows for x in r.pruned] or [0.0])),
     )
 
-
+# %% ../../nbs/07h_rl.trainer.ipynb #5551b73c
 def _trainable(model) -> dict:
     return {n: p.detach().cpu().clone() for n, p in model.named_parameters() if p.requires_grad}
 
@@ -213,6 +220,7 @@ def _save(obj, path):
     tmp = Path(path).with_suffix('.tmp')
     torch.save(obj, tmp); os.replace(tmp, path)
 
+# %% ../../nbs/07h_rl.trainer.ipynb #40e16120
 def _merge_adapter(model, adapter: dict, lora: dict, gradient_checkpointing: bool):
     """Load the cold start's adapter weights, merge them into the base, and put a fresh adapter on top: the base is now
     the cold-started model."""
@@ -221,6 +229,7 @@ def _merge_adapter(model, adapter: dict, lora: dict, gradient_checkpointing: boo
             if n in adapter: p.copy_(adapter[n])
     return prepare_policy(model.merge_and_unload(), lora, gradient_checkpointing=gradient_checkpointing)
 
+# %% ../../nbs/07h_rl.trainer.ipynb #bafe32f6
 def _frozen_copy(model, weights: dict | None = None):
     "A frozen copy of the policy as the KL reference, with `weights` (name -> tensor) loaded over it."
     ref = copy.deepcopy(model).eval().requires_grad_(False)

@@ -55,11 +55,13 @@ def parse_tool_calls(text: str, # the model's reply
 def _view_of(path, doc, page, max_pixels) -> View:
     return page_view(Page(doc, page, str(path)), min_pixels=28 * 28, max_pixels=max(int(max_pixels), 28 * 28))
 
+# %% ../../nbs/05a_vimrag.agent.ipynb #46479675
 def _name(path) -> tuple[str, int]:
     "(doc, page) from a page image or chunk file named `<doc>_<n>`."
     doc, _, num = Path(path).stem.rpartition('_')
     return (doc, int(num)) if doc and num.isdigit() else (Path(path).stem, 1)
 
+# %% ../../nbs/05a_vimrag.agent.ipynb #7d07024c
 def chunk_times(duration: float, # length of the chunk, seconds
                 fps: float = 1.0, # frames sampled per second (reference default 1)
                 max_frames: int = 32, # at most this many, spread evenly (reference default 32)
@@ -108,6 +110,7 @@ def _result(self: VimRAGAgent, page: Page, info_id: str, score: float) -> dict:
         frames=[{'t': t, 'view': _view_of(frame_file(page.video, t), page.doc, page.page, per).to_dict()}
                 for t in times])
 
+# %% ../../nbs/05a_vimrag.agent.ipynb #512d612f
 @patch
 def context(self: VimRAGAgent,
             graph: MemoryGraph, # the graph so far

@@ -55,6 +55,7 @@ class MemoryItem:
 class GraphError(ValueError):
     "A change that would break the memory graph: unknown parent, duplicate id, cycle, repeated query, a second answer."
 
+# %% ../../nbs/05_vimrag.graph.ipynb #3e96addb
 class MemoryGraph:
     """VimRAG's memory graph: root, search and answer nodes in a DAG (a re-implementation from the paper, reference.md
     §4)."""
@@ -93,6 +94,7 @@ def _check_new(self: MemoryGraph, id, parent_ids):
     if self.answer_id is not None:
         raise GraphError(f'the graph already has an answer ({self.answer_id!r}): nothing can follow it')
 
+# %% ../../nbs/05_vimrag.graph.ipynb #13bdcd9a
 @patch
 def add_search(self: MemoryGraph,
                id: str, # a short unique title for the node
@@ -108,6 +110,7 @@ def add_search(self: MemoryGraph,
     self.g.add_edges_from((p, id) for p in parent_ids)
     return self.node(id)
 
+# %% ../../nbs/05_vimrag.graph.ipynb #e0da3deb
 @patch
 def memorize(self: MemoryGraph,
              id: str, # the search node the results belong to
@@ -120,6 +123,7 @@ def memorize(self: MemoryGraph,
     self.g.nodes[id].update(summary=summary, memory=items)
     return self.node(id)
 
+# %% ../../nbs/05_vimrag.graph.ipynb #470a8c3c
 @patch
 def add_answer(self: MemoryGraph,
                parent_ids: list[str], # the nodes the answer rests on
@@ -138,6 +142,7 @@ def to_list(self: MemoryGraph) -> list[dict]:
     "The graph in the reference's list-of-nodes format: root first, answer last, memory items as dicts."
     return [{**self.node(n), 'memory': [i.to_dict() for i in self.g.nodes[n]['memory']]} for n in self.order]
 
+# %% ../../nbs/05_vimrag.graph.ipynb #3f72769d
 @patch(cls_method=True)
 def from_list(cls: MemoryGraph,
               nodes: list[dict], # nodes as `to_list` writes them
@@ -170,11 +175,13 @@ def from_list(cls: MemoryGraph,
     mg.g.add_edges_from(g.edges)
     return mg
 
+# %% ../../nbs/05_vimrag.graph.ipynb #927d0922
 @patch
 def to_json(self: MemoryGraph) -> str:
     "`to_list` as JSON text."
     return json.dumps(self.to_list(), ensure_ascii=False, indent=1)
 
+# %% ../../nbs/05_vimrag.graph.ipynb #b13284d3
 @patch(cls_method=True)
 def from_json(cls: MemoryGraph,
               s: str, # JSON text from `to_json`
@@ -195,6 +202,7 @@ def item_energy(priority: int, # priority_score 1..5
     "E = (priority / 5) · (1 + outdeg) · exp(−λ (T − t)) (reference.md §4)."
     return priority / 5 * (1 + outdeg) * math.exp(-lam * (T - t))
 
+# %% ../../nbs/05_vimrag.graph.ipynb #ccb10b11
 def memory_energy(graph: MemoryGraph, # the memory graph
                   lam: float = LAMBDA, # recency decay
                   gamma: float = GAMMA, # share of the children's mean energy passed back
@@ -213,6 +221,7 @@ def memory_energy(graph: MemoryGraph, # the memory graph
         if vals: node_mean[n] = sum(vals) / len(vals)
     return omega
 
+# %% ../../nbs/05_vimrag.graph.ipynb #84ff08ce
 def select_visual_memory(graph: MemoryGraph, # the memory graph
                          top: int = TOP, # items kept
                          total_pixels: int = TOTAL_PIXELS, # S: pixels shared among the kept items

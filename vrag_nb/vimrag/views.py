@@ -86,6 +86,7 @@ def _thumb(path, size=160):
             return to_data_url(im, quality=80)
     except OSError: return None
 
+# %% ../../nbs/05b_vimrag.views.ipynb #1f4cd8bc
 def _video_thumb(item):
     "The first key frame of a video item (its middle frame when it names none), as a thumbnail."
     from vrag_nb.retrieval.video import frame_file, video_info, VideoError
@@ -95,6 +96,7 @@ def _video_thumb(item):
                        item.key_timestamp[0] if item.key_timestamp else video_info(item.path)['duration'] / 2))
     except (OSError, VideoError): return None
 
+# %% ../../nbs/05b_vimrag.views.ipynb #8eeaa3df
 def _tooltip(graph, n):
     d, esc = graph.g.nodes[n], html.escape
     parts = [f"<b>{esc(n)}</b> ({d['type']})"]
@@ -120,6 +122,7 @@ def _tooltip(graph, n):
         parts.append(line + '</div>')
     return ''.join(parts)
 
+# %% ../../nbs/05b_vimrag.views.ipynb #75687624
 def _offline(page):
     """Drop the tags pyvis's template always emits for external files (bootstrap from a CDN, a local node_modules copy
     of vis): vis is in-line, bootstrap only styles menus we do not use."""
@@ -128,6 +131,7 @@ def _offline(page):
     page = re.sub(r'<link[^>]*href="\.\./node_modules/[^"]*"[^>]*/?>', '', page)
     return re.sub(r'<script[^>]*src="(?:(?:https?:)?//|\.\./node_modules/)[^"]*"[^>]*>\s*</script>', '', page)
 
+# %% ../../nbs/05b_vimrag.views.ipynb #7cff9e4a
 def graph_html(graph: MemoryGraph, # the memory graph
                path: str | Path | None = None, # where to write the page; None: only return it
                height: str = '640px', # CSS height of the drawing

@@ -29,6 +29,7 @@ def _tools(config: str):
     c = json.loads(config)
     return SearchTool(c), CropTool(c)
 
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #4be1a989
 def _align_turns(merge, turn_ids: list[int], turn: int) -> list[int]:
     """Apply a continuous-token merge's edits to the per-token turn ids, as verl does to the mask (-1: not a model
     token)."""
@@ -36,6 +37,7 @@ def _align_turns(merge, turn_ids: list[int], turn: int) -> list[int]:
     return t + [-1] * len(merge.inserted_token_ids) + [turn if merge.kind == 'assistant' else -1
                                                        ] * merge.appended_token_count
 
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #ea8a9c24
 def _question(raw_prompt) -> str:
     "The question from a VRAG prompt (the text after the last 'Question:')."
     m = raw_prompt[-1]['content']
@@ -101,6 +103,7 @@ def _convert(self: VRAGAgentLoop, m: dict, images: list) -> dict:
             else: images.append(r.image[0]); parts.append({'type': 'image', 'image': r.image[0]})
     return {'role': m['role'], 'content': '\n'.join(p['text'] for p in parts) if self.text_obs else parts}
 
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #9b563849
 @patch
 def _observe(self: VRAGAgentLoop, ep: Episode):
     "The observe hook for `Episode.act`: a search or bbox action carried out by our tools."
@@ -182,6 +185,7 @@ def agent_loop_config(path: str | Path, # the .yaml to write
                  json.dumps([{'name': AGENT_NAME, '_target_': 'vrag_nb.rl.verl.agent.VRAGAgentLoop', **kw}], indent=1))
     return Path(path)
 
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #254b35fd
 def agent_loop_overrides(config_path: str | Path, # from `agent_loop_config`
                         ) -> dict: # extra overrides for `verl_ext.verl_overrides` / `launch_script`
     "The verl settings that roll out every prompt with our agent loop."
@@ -209,6 +213,7 @@ def local_trainer_config(model: str, # model path (verl's actor_rollout_ref.mode
     for a in OmegaConf.load(c.actor_rollout_ref.rollout.agent.agent_loop_config_path): _agent_loop_registry[a.name] = a
     return c
 
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #3ce241be
 class _Once(logging.Filter):
     "Let each distinct log message through once (verl warns about the token builder every time a loop is built)."
     def __init__(self): super().__init__(); self.seen = set()
@@ -216,6 +221,7 @@ class _Once(logging.Filter):
 
 _ONCE, _BUILDER_LOG = _Once(), 'verl.utils.tokenizer.continuous_token_wiring'
 
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #8ccc80ce
 @functools.lru_cache(maxsize=8)
 def _model_type(path: str) -> str | None:
     """The root `model_type` of a model's config, which verl's worker passes to the loop (it picks the token builder);
@@ -224,6 +230,7 @@ def _model_type(path: str) -> str | None:
     try: return AutoConfig.from_pretrained(path).model_type
     except (OSError, ValueError): return None
 
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #a1d65798
 async def play(config, # from `local_trainer_config`
                server, # verl's rollout-server call: `LocalServer`, or anything with its `generate`
                tokenizer, # the policy's tokenizer
@@ -244,6 +251,7 @@ async def play(config, # from `local_trainer_config`
                           **{k: row[k]
                              for k in ('raw_prompt', 'extra_info', 'reward_model')})
 
+# %% ../../../nbs/07e_rl.verl.agent.ipynb #715cf68b
 def parquet_rows(path: str | Path, # a parquet file from `verl_ext.to_verl_parquet`
                 ) -> list[dict]: # one dict per row, with `raw_prompt` added
     "Rows of a verl RLHF parquet file as the agent loop receives them (`prompt` as `raw_prompt`)."

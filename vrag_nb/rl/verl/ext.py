@@ -30,6 +30,7 @@ def compute_ggpo_outcome_advantage(
     §6)."""
     return group_advantages(token_level_rewards, response_mask, index, epsilon, norm_adv_by_std_in_grpo)
 
+# %% ../../../nbs/07c_rl.verl.ext.ipynb #e1064467
 def register():
     "Register `ggpo` in verl's estimator registry (idempotent); also the Ray worker setup hook of our launch config."
     if ADV_ESTIMATOR_REGISTRY.get('ggpo') is not compute_ggpo_outcome_advantage:
@@ -38,7 +39,6 @@ def register():
         register_adv_est('ggpo')(compute_ggpo_outcome_advantage)
 
 register()
-
 
 # %% ../../../nbs/07c_rl.verl.ext.ipynb #e55b3c5d
 _A, _R, _M = 'actor_rollout_ref.actor', 'actor_rollout_ref.rollout', 'actor_rollout_ref.model'
@@ -88,6 +88,7 @@ def verl_overrides(model: str = 'Qwen/Qwen2.5-VL-7B-Instruct', # hub id or local
     return [f'{k}={v}' for k, v in o.items()
             ] + ['+ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=vrag_nb.rl.verl.ext.register']
 
+# %% ../../../nbs/07c_rl.verl.ext.ipynb #f49e2b5f
 def launch_script(path: str | Path, # the .sh to write
                   **kw, # as for `verl_overrides`
                  ) -> Path:

@@ -75,6 +75,7 @@ def _run(self: LocalServer, reqs: list) -> list[TokenOutput]:
     self.batches += 1
     return [TokenOutput(token_ids=t, log_probs=l, stop_reason='completed') for t, l in zip(toks, lps)]
 
+# %% ../../../nbs/07e_rl.verl.server.ipynb #7fa250ce
 @patch
 async def _drain(self: LocalServer):
     await asyncio.sleep(0.01)  # let every episode that is ready ask first

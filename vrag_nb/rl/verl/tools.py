@@ -31,6 +31,7 @@ def _searcher(index: str | None, search_url: str | None):
     from vrag_nb.retrieval.index import PageIndex
     return PageIndex.load(index)
 
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #5603e52a
 def _schema(name, description, prop, prop_type, prop_desc):
     return OpenAIFunctionToolSchema.model_validate({
         'type': 'function', 'function': {
@@ -138,6 +139,7 @@ class SearchTool(VRAGTool):
         if not isinstance(q, str) or not q.strip(): raise ValueError(f'query must be non-empty text, got {q!r}')
         return q.strip()
 
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #bf81f3e5
 class CropTool(VRAGTool):
     "verl tool `crop(bbox)`: zooms into a box of the latest image, in that image's pixels (reference.md §3)."
     kind = 'bbox'
