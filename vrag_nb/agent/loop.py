@@ -30,34 +30,42 @@ class Episode:
         self.events, self.views, self.seen, self.answer, self.step, self.done = [], [], [], None, 0, False
         self.error = None
 
-    def next_messages(self) -> list[dict]:
-        "The conversation the policy answers next; on the last step it ends with the request for a final answer."
-        last = self.step == self.agent.max_steps - 1 and self.step > 0
-        if last and self.messages[-1]['content'] != [{'type': 'text', 'text': FINAL}]:
-            self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': FINAL}]})
-        return self.messages
+# %% ../../nbs/04a_agent.loop.ipynb #250360cb
+@patch
+def next_messages(self: Episode) -> list[dict]:
+    "The conversation the policy answers next; on the last step it ends with the request for a final answer."
+    last = self.step == self.agent.max_steps - 1 and self.step > 0
+    if last and self.messages[-1]['content'] != [{'type': 'text', 'text': FINAL}]:
+        self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': FINAL}]})
+    return self.messages
 
-    def _emit(self, ev):
-        self.events.append(ev); return ev
+# %% ../../nbs/04a_agent.loop.ipynb #7e3021b0
+@patch
+def _emit(self: Episode, ev):
+    self.events.append(ev); return ev
 
-    def fail(self, error: str, # what went wrong, for the `error` event
-            ) -> dict:
-        "End the episode unfinished with an `error` event (the policy's endpoint is down, Ctrl-C); returns the event."
-        self.done, self.error = True, error
-        return self._emit({'event': 'error', 'step': self.step, 'error': error})
+# %% ../../nbs/04a_agent.loop.ipynb #73408694
+@patch
+def fail(self: Episode, error: str, # what went wrong, for the `error` event
+        ) -> dict:
+    "End the episode unfinished with an `error` event (the policy's endpoint is down, Ctrl-C); returns the event."
+    self.done, self.error = True, error
+    return self._emit({'event': 'error', 'step': self.step, 'error': error})
 
-    def trajectory(self) -> dict:
-        """The episode as plain JSON: question, answer, whether it finished (and if not, why), pages retrieved, steps,
-        crop regions, events, messages."""
-        a = self.agent
-        return dict(
-            question=self.question, answer=self.answer, finished=self.done and self.error is None, error=self.error,
-            retrieved=list(self.seen), config=dict(max_steps=a.max_steps, pad=a.pad, min_pixels=a.min_pixels,
-                                                   max_pixels=a.max_pixels, allow_crop=a.allow_crop,
-                                                   max_reply_tokens=a.max_reply_tokens),
-            steps=sum(m['role'] == 'assistant'
-                      for m in self.messages), crops=[e['region'] for e in self.events if e['event'] == 'crop'],
-            events=self.events, messages=self.messages)
+# %% ../../nbs/04a_agent.loop.ipynb #5ad2ce09
+@patch
+def trajectory(self: Episode) -> dict:
+    """The episode as plain JSON: question, answer, whether it finished (and if not, why), pages retrieved, steps,
+    crop regions, events, messages."""
+    a = self.agent
+    return dict(
+        question=self.question, answer=self.answer, finished=self.done and self.error is None, error=self.error,
+        retrieved=list(self.seen), config=dict(max_steps=a.max_steps, pad=a.pad, min_pixels=a.min_pixels,
+                                               max_pixels=a.max_pixels, allow_crop=a.allow_crop,
+                                               max_reply_tokens=a.max_reply_tokens),
+        steps=sum(m['role'] == 'assistant'
+                  for m in self.messages), crops=[e['region'] for e in self.events if e['event'] == 'crop'],
+        events=self.events, messages=self.messages)
 
 # %% ../../nbs/04a_agent.loop.ipynb #09ed7ec0
 @patch
@@ -223,33 +231,37 @@ class VRAGAgent:
             else getattr(policy, 'max_tokens', None) or 1024
         )
 
-    def start(self, question: str, # the user's question
-             ) -> Episode:
-        "A new `Episode` for `question`, to drive by hand (`next_messages`, then `act`)."
-        return Episode(self, question)
+# %% ../../nbs/04a_agent.loop.ipynb #1691faee
+@patch
+def start(self: VRAGAgent, question: str, # the user's question
+         ) -> Episode:
+    "A new `Episode` for `question`, to drive by hand (`next_messages`, then `act`)."
+    return Episode(self, question)
 
-    def run(self, question: str, # the user's question
-           ) -> Iterator[dict]: # events; the last is {'event': 'done', 'trajectory': {...}}
-        """Answer `question`, yielding cut / think / search / search_image / crop / invalid / answer / error / max_steps
-        events; however it ends, `self.trajectory` holds what was done."""
-        ep = self.episode = self.start(question)
-        max_chars = self.max_reply_tokens * CHARS_PER_TOKEN if self.max_reply_tokens else None
-        try:
-            while not ep.done:
-                messages = ep.next_messages()
-                try:
-                    if self.stream and hasattr(self.policy, 'stream'):
-                        reply = yield from stream_reply(self.policy, messages, ep.step, max_chars)
-                    else: reply = self.policy(messages)
-                except Exception as e:
-                    yield ep.fail(policy_failed(e)); break
-                yield from ep.act(reply)
-        # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
-        except BaseException as e:
-            if not ep.done: ep.fail(stopped_by(e))
-            self.trajectory = ep.trajectory(); raise
-        self.trajectory = ep.trajectory()
-        yield {'event': 'done', 'trajectory': self.trajectory}
+# %% ../../nbs/04a_agent.loop.ipynb #41ee88fe
+@patch
+def run(self: VRAGAgent, question: str, # the user's question
+       ) -> Iterator[dict]: # events; the last is {'event': 'done', 'trajectory': {...}}
+    """Answer `question`, yielding cut / think / search / search_image / crop / invalid / answer / error / max_steps
+    events; however it ends, `self.trajectory` holds what was done."""
+    ep = self.episode = self.start(question)
+    max_chars = self.max_reply_tokens * CHARS_PER_TOKEN if self.max_reply_tokens else None
+    try:
+        while not ep.done:
+            messages = ep.next_messages()
+            try:
+                if self.stream and hasattr(self.policy, 'stream'):
+                    reply = yield from stream_reply(self.policy, messages, ep.step, max_chars)
+                else: reply = self.policy(messages)
+            except Exception as e:
+                yield ep.fail(policy_failed(e)); break
+            yield from ep.act(reply)
+    # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
+    except BaseException as e:
+        if not ep.done: ep.fail(stopped_by(e))
+        self.trajectory = ep.trajectory(); raise
+    self.trajectory = ep.trajectory()
+    yield {'event': 'done', 'trajectory': self.trajectory}
 
 # %% ../../nbs/04a_agent.loop.ipynb #e274f246
 class ReplayPolicy:

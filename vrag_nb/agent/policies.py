@@ -8,6 +8,7 @@ import codecs, importlib, re
 from contextlib import contextmanager
 from typing import Iterator
 import numpy as np
+from fastcore.basics import patch
 from ..core import Page, Reply, to_data_url
 from ..models import smollm2_dir
 from .views import View, to_view_frame, block_in_region
@@ -126,32 +127,38 @@ class OpenAIPolicy:
             self.kwargs['extra_body'] = body
         self.kwargs.update(extra)
 
-    def __call__(self, messages: list[dict], # agent messages (04a_agent.loop)
-                ) -> Reply:
-        """Send the conversation and return the reply text, reasoning sent apart put back inside `<think>`, with the
-        endpoint's `finish_reason`; raises `PolicyError`."""
-        with _plain_errors(self):
-            c = self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages),
-                                                    **self.kwargs).choices[0]
-        return Reply(_with_reasoning(_reasoning(c.message), c.message.content or ''), c.finish_reason)
+# %% ../../nbs/04b_agent.policies.ipynb #6fbf513f
+@patch
+def __call__(self: OpenAIPolicy, messages: list[dict], # agent messages (04a_agent.loop)
+            ) -> Reply:
+    """Send the conversation and return the reply text, reasoning sent apart put back inside `<think>`, with the
+    endpoint's `finish_reason`; raises `PolicyError`."""
+    with _plain_errors(self):
+        c = self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages),
+                                                **self.kwargs).choices[0]
+    return Reply(_with_reasoning(_reasoning(c.message), c.message.content or ''), c.finish_reason)
 
-    def stream(self, messages: list[dict], # agent messages (04a_agent.loop)
-              ) -> Iterator[dict]: # {'kind': 'think' | 'content', 'text': ...} deltas; returns the whole reply
-        """Stream the reply as think/content deltas as they arrive; the generator's return value is the whole reply (a
-        `Reply`); closing it closes the connection."""
-        splitter, reasoning, content, finish = ThinkSplitter(), [], [], None
-        create = self.client.chat.completions.create
-        with _plain_errors(self), create(model=self.model, messages=to_openai_messages(messages), stream=True,
-                                         **self.kwargs) as s:
-            for chunk in s:
-                if not chunk.choices: continue
-                d, finish = chunk.choices[0].delta, chunk.choices[0].finish_reason or finish
-                if r := _reasoning(d): reasoning.append(r); yield {'kind': 'think', 'text': r}
-                if d.content: content.append(d.content); yield from splitter.feed(d.content)
-        yield from splitter.flush()
-        return Reply(_with_reasoning(''.join(reasoning), ''.join(content)), finish)
+# %% ../../nbs/04b_agent.policies.ipynb #433bced9
+@patch
+def stream(self: OpenAIPolicy, messages: list[dict], # agent messages (04a_agent.loop)
+          ) -> Iterator[dict]: # {'kind': 'think' | 'content', 'text': ...} deltas; returns the whole reply
+    """Stream the reply as think/content deltas as they arrive; the generator's return value is the whole reply (a
+    `Reply`); closing it closes the connection."""
+    splitter, reasoning, content, finish = ThinkSplitter(), [], [], None
+    create = self.client.chat.completions.create
+    with _plain_errors(self), create(model=self.model, messages=to_openai_messages(messages), stream=True,
+                                     **self.kwargs) as s:
+        for chunk in s:
+            if not chunk.choices: continue
+            d, finish = chunk.choices[0].delta, chunk.choices[0].finish_reason or finish
+            if r := _reasoning(d): reasoning.append(r); yield {'kind': 'think', 'text': r}
+            if d.content: content.append(d.content); yield from splitter.feed(d.content)
+    yield from splitter.flush()
+    return Reply(_with_reasoning(''.join(reasoning), ''.join(content)), finish)
 
-    def __repr__(self): return f"OpenAIPolicy({str(self.client.base_url)!r}, model={self.model!r})"
+# %% ../../nbs/04b_agent.policies.ipynb #be06c16b
+@patch
+def __repr__(self: OpenAIPolicy): return f"OpenAIPolicy({str(self.client.base_url)!r}, model={self.model!r})"
 
 # %% ../../nbs/04b_agent.policies.ipynb #9523b510
 class ThinkSplitter:
@@ -249,75 +256,87 @@ class OfflinePolicy:
                 answerer = None
         self.answerer, self.min_block_chars, self.crop, self.crop_by = answerer, min_block_chars, crop, crop_by
 
-    def question(self, messages: list[dict], # agent messages (04a_agent.loop)
-                ) -> str:
-        "The question, from the first user turn (the text after the last 'Question:')."
-        text = ' '.join(c['text'] for c in messages[0]['content'] if c['type'] == 'text')
-        return text.rsplit('Question:', 1)[-1].strip()
+# %% ../../nbs/04b_agent.policies.ipynb #fbdcadf4
+@patch
+def question(self: OfflinePolicy, messages: list[dict], # agent messages (04a_agent.loop)
+            ) -> str:
+    "The question, from the first user turn (the text after the last 'Question:')."
+    text = ' '.join(c['text'] for c in messages[0]['content'] if c['type'] == 'text')
+    return text.rsplit('Question:', 1)[-1].strip()
 
-    def best_block(self, question: str, # the question
-                   page: Page, # the page shown
-                  ) -> list | None:
-        "The text block of `page` most similar to `question` ([x0, y0, x1, y1, text], raw pixels), None if it has none."
-        blocks = [b for b in page.blocks if len(b[4]) >= self.min_block_chars] or page.blocks
-        if not blocks: return None
-        sims = self.embedder.embed_texts([b[4] for b in blocks]) @ self.embedder.embed_queries([question])[0]
-        return blocks[int(np.argmax(sims))]
+# %% ../../nbs/04b_agent.policies.ipynb #f7f60155
+@patch
+def best_block(self: OfflinePolicy, question: str, # the question
+               page: Page, # the page shown
+              ) -> list | None:
+    "The text block of `page` most similar to `question` ([x0, y0, x1, y1, text], raw pixels), None if it has none."
+    blocks = [b for b in page.blocks if len(b[4]) >= self.min_block_chars] or page.blocks
+    if not blocks: return None
+    sims = self.embedder.embed_texts([b[4] for b in blocks]) @ self.embedder.embed_queries([question])[0]
+    return blocks[int(np.argmax(sims))]
 
-    def units(self, page: Page, # a corpus page
-             ) -> list:
-        """What this policy crops and reads: the page's lines when it crops by lines and the page has them, else its
-        blocks."""
-        return page.lines if self.crop_by == 'lines' and page.lines else page.blocks
+# %% ../../nbs/04b_agent.policies.ipynb #5ee8a1f5
+@patch
+def units(self: OfflinePolicy, page: Page, # a corpus page
+         ) -> list:
+    """What this policy crops and reads: the page's lines when it crops by lines and the page has them, else its
+    blocks."""
+    return page.lines if self.crop_by == 'lines' and page.lines else page.blocks
 
-    def best_region(self, question: str, # the question
-                    page: Page, # the page shown
-                    # best-matching lines considered; kept if within a quarter page of the best, in its column
-                    top: int = 3,
-                   ) -> list | None:
-        """The region to crop ([x0, y0, x1, y1, text], raw pixels): the lines best matching `question` (MiniLM and BM25,
-        min-max fused, 0.5 each; near the best and in its column) and one line either side; the best block when
-        cropping by blocks or the page has no lines; None without text."""
-        from vrag_nb.retrieval.sparse import BM25Pages, minmax_fuse
-        lines = self.units(page) if self.crop_by == 'lines' else []
-        if not lines or lines is page.blocks: return self.best_block(question, page)
-        texts = [l[4] for l in lines]
-        dense = self.embedder.embed_texts(texts) @ self.embedder.embed_queries([question])[0]
-        ids, scores = BM25Pages.build(texts).search([question], len(texts))
-        fused = minmax_fuse(
-            [dict(enumerate(map(float, dense))), dict(zip(ids[0].tolist(), map(float, scores[0])))], [0.5, 0.5]
-        )
-        order = sorted(fused, key=lambda i: -fused[i])
-        best = lines[order[0]]
-        column = lambda l: min(l[2], best[2]) > max(l[0], best[0])  # overlaps the best line horizontally
-        near = [i for i in order[:top] if abs(lines[i][1] - best[1]) <= page.height / 4 and column(lines[i])]
-        sel = [l for l in lines[max(0, min(near) - 1):max(near) + 2] if column(l)]
-        return [min(l[0] for l in sel), min(l[1] for l in sel), max(l[2] for l in sel), max(l[3] for l in sel),
-                ' '.join(lines[i][4] for i in sorted(near))]
+# %% ../../nbs/04b_agent.policies.ipynb #ae1cf660
+@patch
+def best_region(self: OfflinePolicy, question: str, # the question
+                page: Page, # the page shown
+                # best-matching lines considered; kept if within a quarter page of the best, in its column
+                top: int = 3,
+               ) -> list | None:
+    """The region to crop ([x0, y0, x1, y1, text], raw pixels): the lines best matching `question` (MiniLM and BM25,
+    min-max fused, 0.5 each; near the best and in its column) and one line either side; the best block when
+    cropping by blocks or the page has no lines; None without text."""
+    from vrag_nb.retrieval.sparse import BM25Pages, minmax_fuse
+    lines = self.units(page) if self.crop_by == 'lines' else []
+    if not lines or lines is page.blocks: return self.best_block(question, page)
+    texts = [l[4] for l in lines]
+    dense = self.embedder.embed_texts(texts) @ self.embedder.embed_queries([question])[0]
+    ids, scores = BM25Pages.build(texts).search([question], len(texts))
+    fused = minmax_fuse(
+        [dict(enumerate(map(float, dense))), dict(zip(ids[0].tolist(), map(float, scores[0])))], [0.5, 0.5]
+    )
+    order = sorted(fused, key=lambda i: -fused[i])
+    best = lines[order[0]]
+    column = lambda l: min(l[2], best[2]) > max(l[0], best[0])  # overlaps the best line horizontally
+    near = [i for i in order[:top] if abs(lines[i][1] - best[1]) <= page.height / 4 and column(lines[i])]
+    sel = [l for l in lines[max(0, min(near) - 1):max(near) + 2] if column(l)]
+    return [min(l[0] for l in sel), min(l[1] for l in sel), max(l[2] for l in sel), max(l[3] for l in sel),
+            ' '.join(lines[i][4] for i in sorted(near))]
 
-    def answer(self, question: str, # the question
-               context: str, # text of the cropped region
-              ) -> str:
-        "A short answer from `context`: the answerer's, else the best sentence."
-        ans = self.answerer(question, context) if self.answerer and context.strip() else ''
-        return ans or best_sentence(question, context, self.embedder) or 'unknown'
+# %% ../../nbs/04b_agent.policies.ipynb #0b4ab8cb
+@patch
+def answer(self: OfflinePolicy, question: str, # the question
+           context: str, # text of the cropped region
+          ) -> str:
+    "A short answer from `context`: the answerer's, else the best sentence."
+    ans = self.answerer(question, context) if self.answerer and context.strip() else ''
+    return ans or best_sentence(question, context, self.embedder) or 'unknown'
 
-    def __call__(self, messages: list[dict], # agent messages (04a_agent.loop)
-                ) -> str:
-        "The next reply, in the VRAG tag grammar."
-        q, view = self.question(messages), _latest_view(messages)
-        if view is None: return f'<think>I need a page about this question.</think>\n<search>{q}</search>'
-        page = self.pages.get((view.doc, view.page))
-        if page is None: return '<think>This page is not in my corpus.</think>\n<answer>unknown</answer>'
-        final = any(c.get('text', '').startswith('You have no steps left')
-                    for c in messages[-1]['content']) if messages[-1]['role'] == 'user' else False
-        inside = [b for b in self.units(page) if block_in_region(b, view.region)]
-        if self.crop and view.region == (0, 0, page.width, page.height) and not final:
-            block = self.best_region(q, page)
-            if block is not None:
-                box = to_view_frame(block[:4], view)
-                return (f'<think>The most relevant region of {page.pid} reads: '
-                        f'"{block[4][:80]}"</think>\n<bbox>[{box[0]}, {box[1]}, {box[2]}, {box[3]}]</bbox>')
-        context = '\n'.join(' '.join(b[4].split()) for b in inside) or page.text
-        return (f'<think>Answering from the region I zoomed into on '
-                f'{page.pid}.</think>\n<answer>{self.answer(q, context)}</answer>')
+# %% ../../nbs/04b_agent.policies.ipynb #842e9d09
+@patch
+def __call__(self: OfflinePolicy, messages: list[dict], # agent messages (04a_agent.loop)
+            ) -> str:
+    "The next reply, in the VRAG tag grammar."
+    q, view = self.question(messages), _latest_view(messages)
+    if view is None: return f'<think>I need a page about this question.</think>\n<search>{q}</search>'
+    page = self.pages.get((view.doc, view.page))
+    if page is None: return '<think>This page is not in my corpus.</think>\n<answer>unknown</answer>'
+    final = any(c.get('text', '').startswith('You have no steps left')
+                for c in messages[-1]['content']) if messages[-1]['role'] == 'user' else False
+    inside = [b for b in self.units(page) if block_in_region(b, view.region)]
+    if self.crop and view.region == (0, 0, page.width, page.height) and not final:
+        block = self.best_region(q, page)
+        if block is not None:
+            box = to_view_frame(block[:4], view)
+            return (f'<think>The most relevant region of {page.pid} reads: '
+                    f'"{block[4][:80]}"</think>\n<bbox>[{box[0]}, {box[1]}, {box[2]}, {box[3]}]</bbox>')
+    context = '\n'.join(' '.join(b[4].split()) for b in inside) or page.text
+    return (f'<think>Answering from the region I zoomed into on '
+            f'{page.pid}.</think>\n<answer>{self.answer(q, context)}</answer>')

@@ -8,6 +8,7 @@ import html, io, json
 from pathlib import Path
 import ipywidgets as W
 from PIL import Image, ImageDraw
+from fastcore.basics import patch
 from ..core import to_data_url
 from .loop import VRAGAgent
 from .events import save_trajectory, describe_event
@@ -53,46 +54,55 @@ class CropWidget(W.VBox):
         super().__init__([W.HBox([self.canvas, side], layout=W.Layout(flex_flow='row wrap', align_items='flex-start'))])
         if view is not None: self.show(view)
 
-    def show(self, view: View, # the image to crop next (a page, or a crop to crop again)
-            ):
-        "Show `view` for cropping; earlier views are kept for `back`."
-        self.views.append(view)
-        self._display()
+# %% ../../nbs/04c_agent.widgets.ipynb #be9273e3
+@patch
+def show(self: CropWidget, view: View, # the image to crop next (a page, or a crop to crop again)
+        ):
+    "Show `view` for cropping; earlier views are kept for `back`."
+    self.views.append(view)
+    self._display()
 
-    def back(self):
-        "Return to the previous view."
-        if len(self.views) > 1: self.views.pop(); self._display()
+# %% ../../nbs/04c_agent.widgets.ipynb #c26ab54e
+@patch
+def back(self: CropWidget):
+    "Return to the previous view."
+    if len(self.views) > 1: self.views.pop(); self._display()
 
-    def _display(self):
-        self.view = self.views[-1]
-        self.canvas.bboxes = []
-        self.canvas.image = to_data_url(self.view.render(), quality=85)
-        self.back_button.disabled = len(self.views) < 2
-        self._update()
+# %% ../../nbs/04c_agent.widgets.ipynb #ae67c5ee
+@patch
+def _display(self: CropWidget):
+    self.view = self.views[-1]
+    self.canvas.bboxes = []
+    self.canvas.image = to_data_url(self.view.render(), quality=85)
+    self.back_button.disabled = len(self.views) < 2
+    self._update()
 
-    def _update(self, change=None):
-        "Recompute the crop from the latest box."
-        self.bbox = self.crop = None
-        boxes = self.canvas.bboxes
-        if not boxes:
-            self.action.value, self.preview.value = '<i>draw a box on the image</i>', b''
+# %% ../../nbs/04c_agent.widgets.ipynb #1e00325b
+@patch
+def _update(self: CropWidget, change=None):
+    "Recompute the crop from the latest box."
+    self.bbox = self.crop = None
+    boxes = self.canvas.bboxes
+    if not boxes:
+        self.action.value, self.preview.value = '<i>draw a box on the image</i>', b''
+    else:
+        b = boxes[self.canvas.selected_index] if 0 <= self.canvas.selected_index < len(boxes) else boxes[-1]
+        x1, x2 = sorted([b['x'], b['x'] + b['width']]); y1, y2 = sorted([b['y'], b['y'] + b['height']])
+        try: self.crop = crop_view(self.view, [x1, y1, x2, y2], self.pad)
+        except ValueError as e:
+            self.action.value, self.preview.value = f'<span style="color:#b00">{html.escape(str(e))}</span>', b''
         else:
-            b = boxes[self.canvas.selected_index] if 0 <= self.canvas.selected_index < len(boxes) else boxes[-1]
-            x1, x2 = sorted([b['x'], b['x'] + b['width']]); y1, y2 = sorted([b['y'], b['y'] + b['height']])
-            try: self.crop = crop_view(self.view, [x1, y1, x2, y2], self.pad)
-            except ValueError as e:
-                self.action.value, self.preview.value = f'<span style="color:#b00">{html.escape(str(e))}</span>', b''
-            else:
-                self.bbox = [round(x1), round(y1), round(x2), round(y2)]
-                self.action.value = f'<code class="vrag-bbox">{html.escape(bbox_text(self.bbox))}</code>'
-                self.preview.value = _jpeg(self.crop.render())
-        self.zoom_button.disabled = self.crop is None
-        self.preview.layout.display = None if self.crop else 'none'  # no broken-image icon while there is no crop
+            self.bbox = [round(x1), round(y1), round(x2), round(y2)]
+            self.action.value = f'<code class="vrag-bbox">{html.escape(bbox_text(self.bbox))}</code>'
+            self.preview.value = _jpeg(self.crop.render())
+    self.zoom_button.disabled = self.crop is None
+    self.preview.layout.display = None if self.crop else 'none'  # no broken-image icon while there is no crop
 
-    @property
-    def text(self) -> str:
-        "The `<bbox>` action for the current box ('' when there is none)."
-        return bbox_text(self.bbox) if self.bbox else ''
+# %% ../../nbs/04c_agent.widgets.ipynb #e48453b8
+@patch(as_prop=True)
+def text(self: CropWidget) -> str:
+    "The `<bbox>` action for the current box ('' when there is none)."
+    return bbox_text(self.bbox) if self.bbox else ''
 
 # %% ../../nbs/04c_agent.widgets.ipynb #b7f22fef
 def _describe(e: dict) -> str:
@@ -137,32 +147,39 @@ class Playground(W.VBox):
                           W.HBox([self.query, self.search_button]), self.cropper, W.HBox([self.crop_button]),
                           W.HBox([self.answer, self.answer_button, self.save_button]), self.history])
 
-    def _note(self, text): self.history.value += f"<div style='color:#b00'>{html.escape(text)}</div>"
+# %% ../../nbs/04c_agent.widgets.ipynb #a06e8b11
+@patch
+def _note(self: Playground, text): self.history.value += f"<div style='color:#b00'>{html.escape(text)}</div>"
 
-    def act(self, reply: str, # the action text (the buttons build it)
-           ) -> list[dict]: # the step's events
-        "Send one reply through the episode, as a policy's would be; update the page and the log."
-        if self.episode.done: self._note('the episode is over'); return []
-        self.episode.next_messages()
-        think = self.think.value.strip()
-        evs = self.episode.act((f'<think>{think}</think>' if think else '') + reply)
-        self.think.value = ''
-        self.history.value += ''.join(f'<div>step {e.get("step", "")}: {_describe(e)}</div>' for e in evs)
-        if self.episode.views and (not self.cropper.views or self.cropper.view != self.episode.views[-1]):
-            self.cropper.views = []; self.cropper.show(self.episode.views[-1])
-        if self.episode.done:
-            for b in (self.search_button, self.crop_button, self.answer_button): b.disabled = True
-        return evs
+# %% ../../nbs/04c_agent.widgets.ipynb #07f26ba2
+@patch
+def act(self: Playground, reply: str, # the action text (the buttons build it)
+       ) -> list[dict]: # the step's events
+    "Send one reply through the episode, as a policy's would be; update the page and the log."
+    if self.episode.done: self._note('the episode is over'); return []
+    self.episode.next_messages()
+    think = self.think.value.strip()
+    evs = self.episode.act((f'<think>{think}</think>' if think else '') + reply)
+    self.think.value = ''
+    self.history.value += ''.join(f'<div>step {e.get("step", "")}: {_describe(e)}</div>' for e in evs)
+    if self.episode.views and (not self.cropper.views or self.cropper.view != self.episode.views[-1]):
+        self.cropper.views = []; self.cropper.show(self.episode.views[-1])
+    if self.episode.done:
+        for b in (self.search_button, self.crop_button, self.answer_button): b.disabled = True
+    return evs
 
-    @property
-    def trajectory(self) -> dict:
-        "The episode so far as trajectory JSON."
-        return self.episode.trajectory()
+# %% ../../nbs/04c_agent.widgets.ipynb #4245891f
+@patch(as_prop=True)
+def trajectory(self: Playground) -> dict:
+    "The episode so far as trajectory JSON."
+    return self.episode.trajectory()
 
-    def save(self) -> Path:
-        "Write the trajectory to `out` (atomically)."
-        if self.out is None: raise ValueError('no output path: Playground(..., out="trajectory.json")')
-        p = save_trajectory(self.trajectory, self.out); self._note(f'saved {p}'); return p
+# %% ../../nbs/04c_agent.widgets.ipynb #11bd2a5b
+@patch
+def save(self: Playground) -> Path:
+    "Write the trajectory to `out` (atomically)."
+    if self.out is None: raise ValueError('no output path: Playground(..., out="trajectory.json")')
+    p = save_trajectory(self.trajectory, self.out); self._note(f'saved {p}'); return p
 
 # %% ../../nbs/04c_agent.widgets.ipynb #7d366d34
 def step_frames(traj: dict, # a trajectory (from `VRAGAgent.run`, the playground, or `load_trajectory`)

@@ -8,6 +8,7 @@ import hashlib, json, re, sqlite3, sys, threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from tqdm.auto import tqdm
+from fastcore.basics import patch
 from ..core import model_text
 
 # %% auto #0
@@ -90,45 +91,51 @@ class LLMJudge:
         self.cache = None if cache == '' else VerdictCache(cache or cache_dir()/'judge.sqlite')
         self.name = f'llm:{model}'
 
-    def __call__(self, question: str, # the question
-                 reference: str | list[str], # reference answer(s)
-                 answer: str, # the generated answer
-                ) -> bool: # the verdict
-        "Is `answer` right? Cached; raises `JudgeError` when the endpoint fails or gives no verdict."
-        import openai
-        # what UTF-8 cannot carry (a raw rollout's answer) becomes U+FFFD: the cache stores it
-        question, answer = model_text(question), model_text(answer)
-        ref = model_text(reference if isinstance(reference, str) else ' | '.join(reference))
-        key = VerdictCache.key(question, ref, answer, self.model)
-        if self.cache is not None and (v := self.cache.get(key)) is not None: return v
-        prompt, replies = JUDGE_PROMPT.format(question=question, reference=ref, answer=answer), []
-        for _ in range(self.asks):
-            msgs = [{'role': 'user', 'content': prompt}]
-            try: r = self.client.chat.completions.create(model=self.model, messages=msgs, temperature=0,
-                                                         max_tokens=self.max_tokens)
-            except openai.OpenAIError as e:
-                raise JudgeError(
-                    f'judge {self.model!r} at {self.base_url} failed after {self.max_retries} retries: '
-                    f'{type(e).__name__}: {e}'
-                ) from e
-            # the cache (SQLite) cannot store what UTF-8 cannot carry
-            replies.append(model_text(r.choices[0].message.content or ''))
-            if (v := parse_judge(replies[-1])) is not None:
-                if self.cache is not None: self.cache.put(key, v, replies[-1])
-                return v
-        raise JudgeError(
-            f'judge {self.model!r} gave no <judge>True|False</judge> verdict in {self.asks} replies; last: '
-            f'{replies[-1][:200]!r}'
-        )
+# %% ../../nbs/06a_eval.judge.ipynb #281451de
+@patch
+def __call__(self: LLMJudge, question: str, # the question
+             reference: str | list[str], # reference answer(s)
+             answer: str, # the generated answer
+            ) -> bool: # the verdict
+    "Is `answer` right? Cached; raises `JudgeError` when the endpoint fails or gives no verdict."
+    import openai
+    # what UTF-8 cannot carry (a raw rollout's answer) becomes U+FFFD: the cache stores it
+    question, answer = model_text(question), model_text(answer)
+    ref = model_text(reference if isinstance(reference, str) else ' | '.join(reference))
+    key = VerdictCache.key(question, ref, answer, self.model)
+    if self.cache is not None and (v := self.cache.get(key)) is not None: return v
+    prompt, replies = JUDGE_PROMPT.format(question=question, reference=ref, answer=answer), []
+    for _ in range(self.asks):
+        msgs = [{'role': 'user', 'content': prompt}]
+        try: r = self.client.chat.completions.create(model=self.model, messages=msgs, temperature=0,
+                                                     max_tokens=self.max_tokens)
+        except openai.OpenAIError as e:
+            raise JudgeError(
+                f'judge {self.model!r} at {self.base_url} failed after {self.max_retries} retries: '
+                f'{type(e).__name__}: {e}'
+            ) from e
+        # the cache (SQLite) cannot store what UTF-8 cannot carry
+        replies.append(model_text(r.choices[0].message.content or ''))
+        if (v := parse_judge(replies[-1])) is not None:
+            if self.cache is not None: self.cache.put(key, v, replies[-1])
+            return v
+    raise JudgeError(
+        f'judge {self.model!r} gave no <judge>True|False</judge> verdict in {self.asks} replies; last: '
+        f'{replies[-1][:200]!r}'
+    )
 
-    def batch(self, items: list[tuple], # [(question, reference, answer)]
-              progress: bool = True, # show a tqdm bar
-             ) -> list[bool | None]: # verdicts in order; None where the judge failed (reported on stderr)
-        "Judge many answers concurrently; a failure is reported and skipped, the rest go on."
-        def one(it):
-            try: return self(*it)
-            except JudgeError as e: print(f'judge failed on {it[0][:60]!r}: {e}', file=sys.stderr); return None
-        with ThreadPoolExecutor(self.concurrency) as ex:
-            return list(tqdm(ex.map(one, items), total=len(items), desc='judge', disable=not progress))
+# %% ../../nbs/06a_eval.judge.ipynb #00065772
+@patch
+def batch(self: LLMJudge, items: list[tuple], # [(question, reference, answer)]
+          progress: bool = True, # show a tqdm bar
+         ) -> list[bool | None]: # verdicts in order; None where the judge failed (reported on stderr)
+    "Judge many answers concurrently; a failure is reported and skipped, the rest go on."
+    def one(it):
+        try: return self(*it)
+        except JudgeError as e: print(f'judge failed on {it[0][:60]!r}: {e}', file=sys.stderr); return None
+    with ThreadPoolExecutor(self.concurrency) as ex:
+        return list(tqdm(ex.map(one, items), total=len(items), desc='judge', disable=not progress))
 
-    def __repr__(self): return f'LLMJudge({self.model!r} at {self.base_url})'
+# %% ../../nbs/06a_eval.judge.ipynb #6466bdb7
+@patch
+def __repr__(self: LLMJudge): return f'LLMJudge({self.model!r} at {self.base_url})'

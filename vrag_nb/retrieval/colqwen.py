@@ -6,6 +6,7 @@
 from __future__ import annotations
 import numpy as np
 from PIL import Image
+from fastcore.basics import patch
 from ..core import Page
 
 # %% auto #0
@@ -38,54 +39,62 @@ class ColQwen2Embedder:
         if self.tok.pad_token is None: self.tok.pad_token = self.tok.eos_token
         self.image_token_id = self.tok.convert_tokens_to_ids('<|image_pad|>')
 
-    def _run(self, texts, pixel=None, thw=None):
-        import torch
-        enc = self.tok(texts, return_tensors='pt', padding=True)
-        dev = next(self.model.parameters()).device
-        kw = {}
-        if pixel is not None:
-            kw = dict(pixel_values=pixel.to(dev, next(self.model.parameters()).dtype), image_grid_thw=thw.to(dev))
-        with torch.no_grad():
-            e = self.model(input_ids=enc['input_ids'].to(dev), attention_mask=enc['attention_mask'].to(dev),
-                           **kw).embeddings
-        e, m = e.float().cpu().numpy(), enc['attention_mask'].numpy().astype(bool)
-        return [row[mask] for row, mask in zip(e, m)], [ids[mask] for ids, mask in zip(enc['input_ids'].numpy(), m)]
+# %% ../../nbs/02d_retrieval.colqwen.ipynb #3fd1d7c0
+@patch
+def _run(self: ColQwen2Embedder, texts, pixel=None, thw=None):
+    import torch
+    enc = self.tok(texts, return_tensors='pt', padding=True)
+    dev = next(self.model.parameters()).device
+    kw = {}
+    if pixel is not None:
+        kw = dict(pixel_values=pixel.to(dev, next(self.model.parameters()).dtype), image_grid_thw=thw.to(dev))
+    with torch.no_grad():
+        e = self.model(input_ids=enc['input_ids'].to(dev), attention_mask=enc['attention_mask'].to(dev),
+                       **kw).embeddings
+    e, m = e.float().cpu().numpy(), enc['attention_mask'].numpy().astype(bool)
+    return [row[mask] for row, mask in zip(e, m)], [ids[mask] for ids, mask in zip(enc['input_ids'].numpy(), m)]
 
-    def embed_queries(self, queries: list[str], # search queries
-                     ) -> list[np.ndarray]: # per query, float32 [tokens, dim], unit rows
-        "Token vectors of each query."
-        out = []
-        for s in range(0, len(queries), self.batch_size):
-            out += self._run([self.prefix + q for q in queries[s:s + self.batch_size]])[0]
-        return out
+# %% ../../nbs/02d_retrieval.colqwen.ipynb #90b3bf38
+@patch
+def embed_queries(self: ColQwen2Embedder, queries: list[str], # search queries
+                 ) -> list[np.ndarray]: # per query, float32 [tokens, dim], unit rows
+    "Token vectors of each query."
+    out = []
+    for s in range(0, len(queries), self.batch_size):
+        out += self._run([self.prefix + q for q in queries[s:s + self.batch_size]])[0]
+    return out
 
-    def embed_images(self, images: list[Image.Image], # page images
-                    # per image {'vectors' [t, dim], 'patches' [h*w, dim] in raster order, 'grid' (h, w)}
-                    ) -> list[dict]:
-        "Token vectors of each image, with the image-token vectors laid out on the merged patch grid."
-        import torch
-        out = []
-        for s in range(0, len(images), self.batch_size):
-            batch = [im.convert('RGB') for im in images[s:s + self.batch_size]]
-            enc = self.ip(images=batch, return_tensors='pt')
-            thw = enc['image_grid_thw']; n = thw.prod(-1).tolist()
-            # what the model unpads
-            pixel = torch.nn.utils.rnn.pad_sequence(torch.split(enc['pixel_values'], n), batch_first=True)
-            pads = lambda k: '<|image_pad|>' * (k // self.merge**2)
-            texts = [f"<|im_start|>user\n<|vision_start|>{pads(k)}<|vision_end|>{self.page_prompt}<|im_end|>\n"
-                     for k in n]
-            vecs, ids = self._run(texts, pixel, thw)
-            for v, i, g in zip(vecs, ids, thw.tolist()):
-                out.append({
-                    'vectors': v, 'patches': v[i == self.image_token_id],
-                    'grid': (g[1] // self.merge, g[2] // self.merge)
-                })
-        return out
+# %% ../../nbs/02d_retrieval.colqwen.ipynb #45838764
+@patch
+def embed_images(self: ColQwen2Embedder, images: list[Image.Image], # page images
+                # per image {'vectors' [t, dim], 'patches' [h*w, dim] in raster order, 'grid' (h, w)}
+                ) -> list[dict]:
+    "Token vectors of each image, with the image-token vectors laid out on the merged patch grid."
+    import torch
+    out = []
+    for s in range(0, len(images), self.batch_size):
+        batch = [im.convert('RGB') for im in images[s:s + self.batch_size]]
+        enc = self.ip(images=batch, return_tensors='pt')
+        thw = enc['image_grid_thw']; n = thw.prod(-1).tolist()
+        # what the model unpads
+        pixel = torch.nn.utils.rnn.pad_sequence(torch.split(enc['pixel_values'], n), batch_first=True)
+        pads = lambda k: '<|image_pad|>' * (k // self.merge**2)
+        texts = [f"<|im_start|>user\n<|vision_start|>{pads(k)}<|vision_end|>{self.page_prompt}<|im_end|>\n"
+                 for k in n]
+        vecs, ids = self._run(texts, pixel, thw)
+        for v, i, g in zip(vecs, ids, thw.tolist()):
+            out.append({
+                'vectors': v, 'patches': v[i == self.image_token_id],
+                'grid': (g[1] // self.merge, g[2] // self.merge)
+            })
+    return out
 
-    def embed_pages(self, pages: list[Page], # corpus pages
-                   ) -> list[np.ndarray]: # per page, float32 [tokens, dim]
-        "Token vectors of each page image."
-        return [x['vectors'] for x in self.embed_images([Image.open(p.image) for p in pages])]
+# %% ../../nbs/02d_retrieval.colqwen.ipynb #d84ba781
+@patch
+def embed_pages(self: ColQwen2Embedder, pages: list[Page], # corpus pages
+               ) -> list[np.ndarray]: # per page, float32 [tokens, dim]
+    "Token vectors of each page image."
+    return [x['vectors'] for x in self.embed_images([Image.open(p.image) for p in pages])]
 
 # %% ../../nbs/02d_retrieval.colqwen.ipynb #7d22c058
 def similarity_map(q: np.ndarray, # float [tq, d]: a query's token vectors

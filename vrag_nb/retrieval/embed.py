@@ -67,37 +67,45 @@ class MiniLMEmbedder:
         self.splitter = Tokenizer.from_file(str(tok))  # the same vocabulary, without truncation or padding
         self.splitter.no_truncation(); self.splitter.no_padding()
 
-    def embed_texts(self, texts: list[str], # any strings; empty ones embed as the [CLS] [SEP] pair
-                   ) -> np.ndarray: # float32 [len(texts), 384], unit rows
-        "Embed raw strings: mean-pooled last hidden state, L2-normalised."
-        if isinstance(texts, str): raise TypeError('embed_texts takes a list of strings, not one string')
-        out = np.zeros((len(texts), self.dim), np.float32)
-        # sort by length so each batch pads little; results go back to their original rows
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for s in range(0, len(texts), self.batch_size):
-            idx = order[s:s + self.batch_size]
-            enc = self.tokenizer.encode_batch([texts[i] for i in idx])
-            ids = np.array([e.ids for e in enc], np.int64)
-            mask = np.array([e.attention_mask for e in enc], np.int64)
-            hidden = self.session.run(
-                None, {'input_ids': ids, 'attention_mask': mask, 'token_type_ids': np.zeros_like(ids)})[0]
-            m = mask[..., None].astype(np.float32)
-            out[idx] = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
-        return l2_normalize(out)
+# %% ../../nbs/02_retrieval.embed.ipynb #40935531
+@patch
+def embed_texts(self: MiniLMEmbedder, texts: list[str], # any strings; empty ones embed as the [CLS] [SEP] pair
+               ) -> np.ndarray: # float32 [len(texts), 384], unit rows
+    "Embed raw strings: mean-pooled last hidden state, L2-normalised."
+    if isinstance(texts, str): raise TypeError('embed_texts takes a list of strings, not one string')
+    out = np.zeros((len(texts), self.dim), np.float32)
+    # sort by length so each batch pads little; results go back to their original rows
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    for s in range(0, len(texts), self.batch_size):
+        idx = order[s:s + self.batch_size]
+        enc = self.tokenizer.encode_batch([texts[i] for i in idx])
+        ids = np.array([e.ids for e in enc], np.int64)
+        mask = np.array([e.attention_mask for e in enc], np.int64)
+        hidden = self.session.run(
+            None, {'input_ids': ids, 'attention_mask': mask, 'token_type_ids': np.zeros_like(ids)})[0]
+        m = mask[..., None].astype(np.float32)
+        out[idx] = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+    return l2_normalize(out)
 
-    def embed_queries(self, queries: list[str], # search queries
-                     ) -> np.ndarray:
-        "Embed search queries: float32 [n, 384]."
-        return self.embed_texts(list(queries))
+# %% ../../nbs/02_retrieval.embed.ipynb #1edb0b63
+@patch
+def embed_queries(self: MiniLMEmbedder, queries: list[str], # search queries
+                 ) -> np.ndarray:
+    "Embed search queries: float32 [n, 384]."
+    return self.embed_texts(list(queries))
 
-    def embed_pages(self, pages: list[Page], # corpus pages
-                   ) -> np.ndarray:
-        "Embed pages by their text (text layer or OCR); a page with no text is embedded by its document name."
-        return self.embed_texts([p.text or p.doc for p in pages])
+# %% ../../nbs/02_retrieval.embed.ipynb #5d67af33
+@patch
+def embed_pages(self: MiniLMEmbedder, pages: list[Page], # corpus pages
+               ) -> np.ndarray:
+    "Embed pages by their text (text layer or OCR); a page with no text is embedded by its document name."
+    return self.embed_texts([p.text or p.doc for p in pages])
 
-    def __repr__(self):
-        return (f"MiniLMEmbedder(max_length={self.max_length}, batch_size={self.batch_size}, "
-                f"passages={self.passage_tokens}/{self.passage_stride})")
+# %% ../../nbs/02_retrieval.embed.ipynb #4adf9d12
+@patch
+def __repr__(self: MiniLMEmbedder):
+    return (f"MiniLMEmbedder(max_length={self.max_length}, batch_size={self.batch_size}, "
+            f"passages={self.passage_tokens}/{self.passage_stride})")
 
 # %% ../../nbs/02_retrieval.embed.ipynb #8775c545
 @patch

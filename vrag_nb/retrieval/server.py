@@ -11,6 +11,7 @@ import httpx
 from fastapi import FastAPI, HTTPException, Query
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from fastcore.basics import patch
 import vrag_nb
 from ..core import Page, Hit, cache_dir, MAX_QUERY_CHARS
 from .index import PageIndex
@@ -136,41 +137,47 @@ class SearchClient:
         self.http = httpx.Client(base_url=self.base_url, timeout=timeout,
                                  transport=httpx.HTTPTransport(retries=retries))
 
-    def _page(self, rec: dict) -> Page:
-        if rec.get('type') == 'video':  # a video chunk: its clip is used when it is readable here, else only its frame
-            clip = rec.get('file_path', '') if Path(rec.get('file_path', '')).exists() else ''
-            p = self._page({k: v
-                            for k, v in rec.items() if k not in ('type', 'file_path')} |
-                           {'file_path': rec.get('image', '')})
-            p.video, p.start, p.end = clip, float(rec.get('start', 0)), float(rec.get('end', 0))
-            return p
-        path = rec.get('file_path') or rec.get('image_file') or ''
-        doc, page = rec.get('doc'), rec.get('page')
-        if doc is None:
-            stem = Path(path).stem
-            doc, _, num = stem.rpartition('_')
-            doc, page = (doc, int(num)) if num.isdigit() and doc else (stem, 1)
-        if not Path(path).exists():
-            local = cache_dir('pages', self.base_url.split('//')[-1].replace(':', '_'))/f'{doc}_{page}.jpg'
-            if not local.exists():
-                r = self.http.get(f'/pages/{doc}/{page}'); r.raise_for_status(); local.write_bytes(r.content)
-            path = str(local)
-        return Page(doc, int(page), path)
+# %% ../../nbs/03a_retrieval.server.ipynb #c6530b03
+@patch
+def _page(self: SearchClient, rec: dict) -> Page:
+    if rec.get('type') == 'video':  # a video chunk: its clip is used when it is readable here, else only its frame
+        clip = rec.get('file_path', '') if Path(rec.get('file_path', '')).exists() else ''
+        p = self._page({k: v
+                        for k, v in rec.items() if k not in ('type', 'file_path')} |
+                       {'file_path': rec.get('image', '')})
+        p.video, p.start, p.end = clip, float(rec.get('start', 0)), float(rec.get('end', 0))
+        return p
+    path = rec.get('file_path') or rec.get('image_file') or ''
+    doc, page = rec.get('doc'), rec.get('page')
+    if doc is None:
+        stem = Path(path).stem
+        doc, _, num = stem.rpartition('_')
+        doc, page = (doc, int(num)) if num.isdigit() and doc else (stem, 1)
+    if not Path(path).exists():
+        local = cache_dir('pages', self.base_url.split('//')[-1].replace(':', '_'))/f'{doc}_{page}.jpg'
+        if not local.exists():
+            r = self.http.get(f'/pages/{doc}/{page}'); r.raise_for_status(); local.write_bytes(r.content)
+        path = str(local)
+    return Page(doc, int(page), path)
 
-    def search(self, queries: list[str] | str, # one query or a list
-               top_k: int = 3, # pages per query
-              ) -> list[list[Hit]] | list[Hit]: # like `PageIndex.search`
-        """POST /search and turn the wire format back into `Hit`s; raises `httpx.HTTPStatusError` with the server's
-        message on 4xx/5xx."""
-        single = isinstance(queries, str)
-        r = self.http.post('/search', json={'queries': [queries] if single else list(queries), 'top_k': top_k})
-        if r.is_error:
-            raise httpx.HTTPStatusError(f'search failed ({r.status_code}): {r.text[:300]}', request=r.request,
-                                        response=r)
-        out = [[Hit(self._page(rec), float(s), k) for k, (s, rec) in enumerate(zip(res['score'], res['data']))]
-               for res in r.json()['results']]
-        return out[0] if single else out
+# %% ../../nbs/03a_retrieval.server.ipynb #935dadae
+@patch
+def search(self: SearchClient, queries: list[str] | str, # one query or a list
+           top_k: int = 3, # pages per query
+          ) -> list[list[Hit]] | list[Hit]: # like `PageIndex.search`
+    """POST /search and turn the wire format back into `Hit`s; raises `httpx.HTTPStatusError` with the server's
+    message on 4xx/5xx."""
+    single = isinstance(queries, str)
+    r = self.http.post('/search', json={'queries': [queries] if single else list(queries), 'top_k': top_k})
+    if r.is_error:
+        raise httpx.HTTPStatusError(f'search failed ({r.status_code}): {r.text[:300]}', request=r.request,
+                                    response=r)
+    out = [[Hit(self._page(rec), float(s), k) for k, (s, rec) in enumerate(zip(res['score'], res['data']))]
+           for res in r.json()['results']]
+    return out[0] if single else out
 
-    def health(self) -> dict:
-        "GET /health."
-        return self.http.get('/health').json()
+# %% ../../nbs/03a_retrieval.server.ipynb #53524e0a
+@patch
+def health(self: SearchClient) -> dict:
+    "GET /health."
+    return self.http.get('/health').json()

@@ -6,6 +6,7 @@
 from __future__ import annotations
 from pathlib import Path
 import numpy as np
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['BM25Pages', 'rrf_fuse', 'minmax_fuse']
@@ -18,40 +19,46 @@ class BM25Pages:
                 ):
         self.retriever, self.n = retriever, n
 
-    @classmethod
-    def build(cls, texts: list[str], # one text per page, in index order
-             ) -> BM25Pages:
-        "Index page texts; an empty text is indexed as an empty document."
-        import bm25s
-        r = bm25s.BM25()
-        r.index(bm25s.tokenize([t or '' for t in texts], stopwords='en', show_progress=False), show_progress=False)
-        return cls(r, len(texts))
+# %% ../../nbs/02a_retrieval.sparse.ipynb #955e91d5
+@patch(cls_method=True)
+def build(cls: BM25Pages, texts: list[str], # one text per page, in index order
+         ) -> BM25Pages:
+    "Index page texts; an empty text is indexed as an empty document."
+    import bm25s
+    r = bm25s.BM25()
+    r.index(bm25s.tokenize([t or '' for t in texts], stopwords='en', show_progress=False), show_progress=False)
+    return cls(r, len(texts))
 
-    def save(self, path: str | Path, # a directory (created by bm25s)
-            ):
-        "Write the index with bm25s's own format (a few .npy and .json files)."
-        self.retriever.save(str(path))
+# %% ../../nbs/02a_retrieval.sparse.ipynb #065d8ab2
+@patch
+def save(self: BM25Pages, path: str | Path, # a directory (created by bm25s)
+        ):
+    "Write the index with bm25s's own format (a few .npy and .json files)."
+    self.retriever.save(str(path))
 
-    @classmethod
-    def load(cls, path: str | Path, # dir written by `save`
-             n: int, # number of pages (checked against the saved index)
-            ) -> BM25Pages:
-        "Load a saved BM25 index; raises `ValueError` when it does not hold `n` pages."
-        import bm25s
-        r = bm25s.BM25.load(str(path))
-        got = int(r.scores['num_docs'])
-        if got != n: raise ValueError(f'BM25 index in {path} holds {got} pages, expected {n}')
-        return cls(r, n)
+# %% ../../nbs/02a_retrieval.sparse.ipynb #34454537
+@patch(cls_method=True)
+def load(cls: BM25Pages, path: str | Path, # dir written by `save`
+         n: int, # number of pages (checked against the saved index)
+        ) -> BM25Pages:
+    "Load a saved BM25 index; raises `ValueError` when it does not hold `n` pages."
+    import bm25s
+    r = bm25s.BM25.load(str(path))
+    got = int(r.scores['num_docs'])
+    if got != n: raise ValueError(f'BM25 index in {path} holds {got} pages, expected {n}')
+    return cls(r, n)
 
-    def search(self, queries: list[str], # query strings
-               top_k: int, # results per query (capped at the number of pages)
-              ) -> tuple[np.ndarray, np.ndarray]: # (page indices int [q, k], scores float32 [q, k]), best first
-        "Top-k pages per query by BM25 score; a page that shares no term with the query scores 0."
-        import bm25s
-        k = min(top_k, self.n)
-        toks = bm25s.tokenize(list(queries), stopwords='en', return_ids=False, show_progress=False)
-        ids, scores = self.retriever.retrieve(toks, k=k, show_progress=False, n_threads=1)
-        return np.asarray(ids), np.asarray(scores, np.float32)
+# %% ../../nbs/02a_retrieval.sparse.ipynb #fb83d975
+@patch
+def search(self: BM25Pages, queries: list[str], # query strings
+           top_k: int, # results per query (capped at the number of pages)
+          ) -> tuple[np.ndarray, np.ndarray]: # (page indices int [q, k], scores float32 [q, k]), best first
+    "Top-k pages per query by BM25 score; a page that shares no term with the query scores 0."
+    import bm25s
+    k = min(top_k, self.n)
+    toks = bm25s.tokenize(list(queries), stopwords='en', return_ids=False, show_progress=False)
+    ids, scores = self.retriever.retrieve(toks, k=k, show_progress=False, n_threads=1)
+    return np.asarray(ids), np.asarray(scores, np.float32)
 
 # %% ../../nbs/02a_retrieval.sparse.ipynb #d470d486
 def rrf_fuse(runs: list[list], # per retriever, item ids best first

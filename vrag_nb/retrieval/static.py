@@ -7,6 +7,7 @@ from __future__ import annotations
 import os, re, shutil, tempfile
 from pathlib import Path
 import numpy as np
+from fastcore.basics import patch
 from ..core import Page, cache_dir
 from .embed import l2_normalize
 
@@ -60,41 +61,53 @@ class StaticEmbedder:
         self.passage_words, self.passage_stride = passage_words, passage_stride
         if path is not None: self.name = f'static:{self.path.name}'
 
-    def embed_texts(self, texts: list[str], # raw strings; an empty one gets a zero vector
-                   ) -> np.ndarray: # float32 [n, dim], unit rows (zero rows for texts with no known token)
-        "Embed raw strings: the mean of their tokens' static vectors, L2-normalised."
-        if not texts: return np.zeros((0, self.dim), np.float32)
-        v = self.model.encode(list(texts), batch_size=self.batch_size, max_length=None, use_multiprocessing=False)
-        return l2_normalize(np.asarray(v, np.float32))
+# %% ../../nbs/02f_retrieval.static.ipynb #90d48f9a
+@patch
+def embed_texts(self: StaticEmbedder, texts: list[str], # raw strings; an empty one gets a zero vector
+               ) -> np.ndarray: # float32 [n, dim], unit rows (zero rows for texts with no known token)
+    "Embed raw strings: the mean of their tokens' static vectors, L2-normalised."
+    if not texts: return np.zeros((0, self.dim), np.float32)
+    v = self.model.encode(list(texts), batch_size=self.batch_size, max_length=None, use_multiprocessing=False)
+    return l2_normalize(np.asarray(v, np.float32))
 
-    def embed_queries(self, queries: list[str]) -> np.ndarray: # float32 [n, dim]
-        "Embed search queries."
-        return self.embed_texts(queries)
+# %% ../../nbs/02f_retrieval.static.ipynb #6d0029c1
+@patch
+def embed_queries(self: StaticEmbedder, queries: list[str]) -> np.ndarray: # float32 [n, dim]
+    "Embed search queries."
+    return self.embed_texts(queries)
 
-    def embed_pages(self, pages: list[Page]) -> np.ndarray: # float32 [n, dim]
-        "Embed pages by their whole text; a page with no text is embedded by its document name."
-        return self.embed_texts([p.text if p.text.strip() else p.doc for p in pages])
+# %% ../../nbs/02f_retrieval.static.ipynb #2dde7c94
+@patch
+def embed_pages(self: StaticEmbedder, pages: list[Page]) -> np.ndarray: # float32 [n, dim]
+    "Embed pages by their whole text; a page with no text is embedded by its document name."
+    return self.embed_texts([p.text if p.text.strip() else p.doc for p in pages])
 
-    def split_passages(self, text: str, # a page's text
-                      ) -> list[str]: # windows of `passage_words` words, `passage_stride` apart; [] for no words
-        "Cut `text` into overlapping windows of words."
-        words = text.split()
-        starts = range(0, max(len(words) - self.passage_words, 0) + 1, self.passage_stride) if words else []
-        cuts = [' '.join(words[s:s + self.passage_words]) for s in starts]
-        if words and (len(words) - self.passage_words) % self.passage_stride and len(words) > self.passage_words:
-            cuts.append(' '.join(words[-self.passage_words:]))  # the tail the stride stepped over
-        return cuts
+# %% ../../nbs/02f_retrieval.static.ipynb #a30d1a3f
+@patch
+def split_passages(self: StaticEmbedder, text: str, # a page's text
+                  ) -> list[str]: # windows of `passage_words` words, `passage_stride` apart; [] for no words
+    "Cut `text` into overlapping windows of words."
+    words = text.split()
+    starts = range(0, max(len(words) - self.passage_words, 0) + 1, self.passage_stride) if words else []
+    cuts = [' '.join(words[s:s + self.passage_words]) for s in starts]
+    if words and (len(words) - self.passage_words) % self.passage_stride and len(words) > self.passage_words:
+        cuts.append(' '.join(words[-self.passage_words:]))  # the tail the stride stepped over
+    return cuts
 
-    def embed_passages(self, pages: list[Page], # corpus pages
-                      ) -> tuple[np.ndarray, np.ndarray]: # (float32 [n_passages, dim], int64 [n_passages] page index)
-        "Embed every page as overlapping passages; a page with no text gets one vector, of its document name."
-        texts, owner = [], []
-        for i, p in enumerate(pages):
-            parts = self.split_passages(p.text) or [p.doc]
-            texts += parts; owner += [i] * len(parts)
-        return self.embed_texts(texts), np.asarray(owner, np.int64)
+# %% ../../nbs/02f_retrieval.static.ipynb #d460bcac
+@patch
+def embed_passages(self: StaticEmbedder, pages: list[Page], # corpus pages
+                  ) -> tuple[np.ndarray, np.ndarray]: # (float32 [n_passages, dim], int64 [n_passages] page index)
+    "Embed every page as overlapping passages; a page with no text gets one vector, of its document name."
+    texts, owner = [], []
+    for i, p in enumerate(pages):
+        parts = self.split_passages(p.text) or [p.doc]
+        texts += parts; owner += [i] * len(parts)
+    return self.embed_texts(texts), np.asarray(owner, np.int64)
 
-    def __repr__(self):
-        return (
-            f"StaticEmbedder({self.name!r}, dim={self.dim}, passages={self.passage_words}/{self.passage_stride} words)"
-        )
+# %% ../../nbs/02f_retrieval.static.ipynb #c94f3d90
+@patch
+def __repr__(self: StaticEmbedder):
+    return (
+        f"StaticEmbedder({self.name!r}, dim={self.dim}, passages={self.passage_words}/{self.passage_stride} words)"
+    )

@@ -5,6 +5,7 @@
 # %% ../../nbs/02c_retrieval.vlm_embed.ipynb #a305b6bb
 from __future__ import annotations
 import numpy as np
+from fastcore.basics import patch
 from PIL import Image
 from ..core import Page
 from .embed import l2_normalize
@@ -50,60 +51,70 @@ class VLMEmbedder:
         self.needs_types = 'mm_token_type_ids' in inspect.signature(base.forward).parameters
         self.image_token_id = self.tok.convert_tokens_to_ids('<|image_pad|>')
 
-    def _text(self, content: str) -> str:
-        sys = f'<|im_start|>system\n{self.instruction}<|im_end|>\n' if self.instruction else ''
-        return f'{sys}<|im_start|>user\n{content}<|im_end|>\n'
+# %% ../../nbs/02c_retrieval.vlm_embed.ipynb #d334ba26
+@patch
+def _text(self: VLMEmbedder, content: str) -> str:
+    sys = f'<|im_start|>system\n{self.instruction}<|im_end|>\n' if self.instruction else ''
+    return f'{sys}<|im_start|>user\n{content}<|im_end|>\n'
 
-    def _forward(self, items: list) -> np.ndarray:
-        "Embed a batch of str (text) or PIL images in one forward pass."
-        import torch
-        imgs = [x for x in items if isinstance(x, Image.Image)]
-        extra, texts = {}, []
-        if imgs:
-            enc = self.ip(images=[im.convert('RGB') for im in imgs], return_tensors='pt')
-            extra = {'pixel_values': enc['pixel_values'], 'image_grid_thw': enc['image_grid_thw']}
-            n_tok = iter((enc['image_grid_thw'].prod(-1) // self.merge ** 2).tolist())
-        for x in items:
-            texts.append(
-                self._text(
-                    f"<|vision_start|>{'<|image_pad|>' * next(n_tok)}<|vision_end|>"
-                    if isinstance(x, Image.Image)
-                    else x
-                )
+# %% ../../nbs/02c_retrieval.vlm_embed.ipynb #976280a6
+@patch
+def _forward(self: VLMEmbedder, items: list) -> np.ndarray:
+    "Embed a batch of str (text) or PIL images in one forward pass."
+    import torch
+    imgs = [x for x in items if isinstance(x, Image.Image)]
+    extra, texts = {}, []
+    if imgs:
+        enc = self.ip(images=[im.convert('RGB') for im in imgs], return_tensors='pt')
+        extra = {'pixel_values': enc['pixel_values'], 'image_grid_thw': enc['image_grid_thw']}
+        n_tok = iter((enc['image_grid_thw'].prod(-1) // self.merge ** 2).tolist())
+    for x in items:
+        texts.append(
+            self._text(
+                f"<|vision_start|>{'<|image_pad|>' * next(n_tok)}<|vision_end|>"
+                if isinstance(x, Image.Image)
+                else x
             )
-        enc = self.tok(texts, return_tensors='pt', padding=True)
-        dev = next(self.model.parameters()).device
-        dtype = next(self.model.parameters()).dtype
-        extra = {k: (v.to(dev, dtype) if k == 'pixel_values' else v.to(dev)) for k, v in extra.items()}
-        # text 0, image 1
-        if self.needs_types: extra['mm_token_type_ids'] = (enc['input_ids'] == self.image_token_id).int().to(dev)
-        base = getattr(self.model, 'model', self.model)
-        with torch.no_grad():
-            out = base(input_ids=enc['input_ids'].to(dev), attention_mask=enc['attention_mask'].to(dev), **extra)
-        return l2_normalize(last_token_pool(out.last_hidden_state, enc['attention_mask'].to(dev)).float().cpu().numpy())
+        )
+    enc = self.tok(texts, return_tensors='pt', padding=True)
+    dev = next(self.model.parameters()).device
+    dtype = next(self.model.parameters()).dtype
+    extra = {k: (v.to(dev, dtype) if k == 'pixel_values' else v.to(dev)) for k, v in extra.items()}
+    # text 0, image 1
+    if self.needs_types: extra['mm_token_type_ids'] = (enc['input_ids'] == self.image_token_id).int().to(dev)
+    base = getattr(self.model, 'model', self.model)
+    with torch.no_grad():
+        out = base(input_ids=enc['input_ids'].to(dev), attention_mask=enc['attention_mask'].to(dev), **extra)
+    return l2_normalize(last_token_pool(out.last_hidden_state, enc['attention_mask'].to(dev)).float().cpu().numpy())
 
-    def embed(self, items: list, # str (text) and/or PIL images
-             ) -> np.ndarray: # float32 [n, dim], unit rows
-        "Embed texts and images in batches; on an out-of-memory error the batch size halves and the batch is retried."
-        import torch
-        out, i = [], 0
-        while i < len(items):
-            try: out.append(self._forward(items[i:i + self.batch_size])); i += self.batch_size
-            except (torch.cuda.OutOfMemoryError, MemoryError):
-                if self.batch_size == 1: raise
-                self.batch_size //= 2
-                if torch.cuda.is_available(): torch.cuda.empty_cache()
-        return np.concatenate(out) if out else np.zeros((0, self.dim), np.float32)
+# %% ../../nbs/02c_retrieval.vlm_embed.ipynb #9f366f5d
+@patch
+def embed(self: VLMEmbedder, items: list, # str (text) and/or PIL images
+         ) -> np.ndarray: # float32 [n, dim], unit rows
+    "Embed texts and images in batches; on an out-of-memory error the batch size halves and the batch is retried."
+    import torch
+    out, i = [], 0
+    while i < len(items):
+        try: out.append(self._forward(items[i:i + self.batch_size])); i += self.batch_size
+        except (torch.cuda.OutOfMemoryError, MemoryError):
+            if self.batch_size == 1: raise
+            self.batch_size //= 2
+            if torch.cuda.is_available(): torch.cuda.empty_cache()
+    return np.concatenate(out) if out else np.zeros((0, self.dim), np.float32)
 
-    def embed_queries(self, queries: list[str], # search queries
-                     ) -> np.ndarray: # float32 [n, dim]
-        "Embed query texts."
-        return self.embed(list(queries))
+# %% ../../nbs/02c_retrieval.vlm_embed.ipynb #155b815b
+@patch
+def embed_queries(self: VLMEmbedder, queries: list[str], # search queries
+                 ) -> np.ndarray: # float32 [n, dim]
+    "Embed query texts."
+    return self.embed(list(queries))
 
-    def embed_pages(self, pages: list[Page], # corpus pages (their images are read)
-                   ) -> np.ndarray: # float32 [n, dim]
-        "Embed page images."
-        return self.embed([Image.open(p.image).convert('RGB') for p in pages])
+# %% ../../nbs/02c_retrieval.vlm_embed.ipynb #5e140c66
+@patch
+def embed_pages(self: VLMEmbedder, pages: list[Page], # corpus pages (their images are read)
+               ) -> np.ndarray: # float32 [n, dim]
+    "Embed page images."
+    return self.embed([Image.open(p.image).convert('RGB') for p in pages])
 
 # %% ../../nbs/02c_retrieval.vlm_embed.ipynb #1e94ada5
 def _tiny_tokenizer():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib, inspect
 from dataclasses import dataclass, field
 import torch
+from fastcore.basics import patch
 from ..agent.loop import Episode, VRAGAgent
 from ..agent.views import View, block_in_region
 
@@ -64,45 +65,56 @@ class ChatCodec:
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.im_end
         self.newline = self.text('\n')
 
-    @property
-    def is_vlm(self) -> bool:
-        "True when views are shown as images."
-        return self.ip is not None
+# %% ../../nbs/07g_rl.rollout.ipynb #ad772834
+@patch(as_prop=True)
+def is_vlm(self: ChatCodec) -> bool:
+    "True when views are shown as images."
+    return self.ip is not None
 
-    def text(self, s: str, # plain text (special tokens in it are parsed as such)
-            ) -> list[int]: # token ids, no BOS
-        "Token ids of a piece of text."
-        return self.tok(s, add_special_tokens=False)['input_ids'] if s else []
+# %% ../../nbs/07g_rl.rollout.ipynb #429755fb
+@patch
+def text(self: ChatCodec, s: str, # plain text (special tokens in it are parsed as such)
+        ) -> list[int]: # token ids, no BOS
+    "Token ids of a piece of text."
+    return self.tok(s, add_special_tokens=False)['input_ids'] if s else []
 
-    def image(self, view: View, # the view to show
-             ) -> tuple[int, dict]: # (image tokens, {'pixel_values': [patches, d] float, 'image_grid_thw': [1, 3] int})
-        "Process a view's image once."
-        enc = self.ip(images=[view.render()], return_tensors='pt')
-        return int(enc['image_grid_thw'].prod()) // self.merge**2, {
-            'pixel_values': enc['pixel_values'], 'image_grid_thw': enc['image_grid_thw']
-        }
+# %% ../../nbs/07g_rl.rollout.ipynb #b899c2a4
+@patch
+def image(self: ChatCodec, view: View, # the view to show
+         ) -> tuple[int, dict]: # (image tokens, {'pixel_values': [patches, d] float, 'image_grid_thw': [1, 3] int})
+    "Process a view's image once."
+    enc = self.ip(images=[view.render()], return_tensors='pt')
+    return int(enc['image_grid_thw'].prod()) // self.merge**2, {
+        'pixel_values': enc['pixel_values'], 'image_grid_thw': enc['image_grid_thw']
+    }
 
-    def message(self, m: dict, # a user or system message of the agent (text and image parts)
-               ) -> tuple[list[int], list[dict]]: # (token ids, the processed images in it)
-        "One message as `<|im_start|>role\\n...<|im_end|>\\n`."
-        body, images = [], []
-        for c in ([{'type': 'text', 'text': m['content']}] if isinstance(m['content'], str) else m['content']):
-            if c['type'] == 'text': body += self.text(c['text'])
-            elif not self.is_vlm:
-                v = View.from_dict(c['view'])
-                body += self.text(view_text(v, self.pages.get((v.doc, v.page)), self.obs_chars))
-            else:
-                n, feats = self.image(View.from_dict(c['view'])); images.append(feats)
-                body += self.text('<|vision_start|>') + [self.image_pad] * n + self.text('<|vision_end|>')
-        return self.text(f"<|im_start|>{m['role']}\n") + body + [self.im_end] + self.newline, images
+# %% ../../nbs/07g_rl.rollout.ipynb #b0836967
+@patch
+def message(self: ChatCodec, m: dict, # a user or system message of the agent (text and image parts)
+           ) -> tuple[list[int], list[dict]]: # (token ids, the processed images in it)
+    "One message as `<|im_start|>role\\n...<|im_end|>\\n`."
+    body, images = [], []
+    for c in ([{'type': 'text', 'text': m['content']}] if isinstance(m['content'], str) else m['content']):
+        if c['type'] == 'text': body += self.text(c['text'])
+        elif not self.is_vlm:
+            v = View.from_dict(c['view'])
+            body += self.text(view_text(v, self.pages.get((v.doc, v.page)), self.obs_chars))
+        else:
+            n, feats = self.image(View.from_dict(c['view'])); images.append(feats)
+            body += self.text('<|vision_start|>') + [self.image_pad] * n + self.text('<|vision_end|>')
+    return self.text(f"<|im_start|>{m['role']}\n") + body + [self.im_end] + self.newline, images
 
-    def system_ids(self) -> list[int]:
-        "The system turn's token ids (none without a system prompt)."
-        return self.text(f'<|im_start|>system\n{self.system}<|im_end|>\n') if self.system else []
+# %% ../../nbs/07g_rl.rollout.ipynb #90855f08
+@patch
+def system_ids(self: ChatCodec) -> list[int]:
+    "The system turn's token ids (none without a system prompt)."
+    return self.text(f'<|im_start|>system\n{self.system}<|im_end|>\n') if self.system else []
 
-    def assistant_header(self) -> list[int]:
-        "The token ids that open the model's turn."
-        return self.text('<|im_start|>assistant\n')
+# %% ../../nbs/07g_rl.rollout.ipynb #96403552
+@patch
+def assistant_header(self: ChatCodec) -> list[int]:
+    "The token ids that open the model's turn."
+    return self.text('<|im_start|>assistant\n')
 
 # %% ../../nbs/07g_rl.rollout.ipynb #7857a5a4
 @dataclass
@@ -127,25 +139,29 @@ class TokenRollout:
     pruned: list = field(default_factory=list)  # GGPO's μ per model turn (1: no gradient); empty without GGPO
     trajectory: dict | None = None  # the episode as plain JSON (04a_agent.loop)
 
-    def add(self, ids: list[int], # token ids to append
-            model: bool = False, # True: the model wrote them (loss mask 1)
-            turn: int = -1, # the model turn they belong to
-            logprobs: list[float] | None = None, # their sampling log-probs; None: zeros
-           ):
-        "Append tokens: the model's own (with their turn and log-probs) or context."
-        self.ids += ids; self.mask += [int(model)] * len(ids); self.turns += [turn if model else -1] * len(ids)
-        self.logprobs += list(logprobs) if logprobs is not None else [0.0] * len(ids)
+# %% ../../nbs/07g_rl.rollout.ipynb #b64465d2
+@patch
+def add(self: TokenRollout, ids: list[int], # token ids to append
+        model: bool = False, # True: the model wrote them (loss mask 1)
+        turn: int = -1, # the model turn they belong to
+        logprobs: list[float] | None = None, # their sampling log-probs; None: zeros
+       ):
+    "Append tokens: the model's own (with their turn and log-probs) or context."
+    self.ids += ids; self.mask += [int(model)] * len(ids); self.turns += [turn if model else -1] * len(ids)
+    self.logprobs += list(logprobs) if logprobs is not None else [0.0] * len(ids)
 
-    @property
-    def response_length(self) -> int:
-        "Tokens after the prompt (replies and observations)."
-        return len(self.ids) - self.n_prompt
+# %% ../../nbs/07g_rl.rollout.ipynb #958c9e51
+@patch(as_prop=True)
+def response_length(self: TokenRollout) -> int:
+    "Tokens after the prompt (replies and observations)."
+    return len(self.ids) - self.n_prompt
 
-    @property
-    def budget_used(self) -> int:
-        """Tokens after the prompt that count against the response budget: all but image pads (images are bounded by
-        turns × pixels)."""
-        return self.response_length - self.image_tokens
+# %% ../../nbs/07g_rl.rollout.ipynb #7c49b1fd
+@patch(as_prop=True)
+def budget_used(self: TokenRollout) -> int:
+    """Tokens after the prompt that count against the response budget: all but image pads (images are bounded by
+    turns × pixels)."""
+    return self.response_length - self.image_tokens
 
 # %% ../../nbs/07g_rl.rollout.ipynb #b5b7b0eb
 def _vision(rows, device, dtype) -> dict:

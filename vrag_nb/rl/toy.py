@@ -8,6 +8,7 @@ import re, zlib
 from functools import lru_cache
 import torch
 from torch import nn
+from fastcore.basics import patch
 from ..agent.loop import VRAGAgent
 from ..agent.views import to_view_frame, block_in_region
 from .grpo import Rollout, to_batch, group_advantages, policy_loss, low_var_kl, token_mean
@@ -61,47 +62,57 @@ class ToyEnv:
         # recipes repeat: embed each query once
         self._search = lru_cache(maxsize=4096)(lambda q, k: tuple(index.search(q, top_k=k)))
 
-    def start(self, question: str, # the question
-             ): # an `Episode` of the real agent, driven turn by turn with `reply`
-        "A new episode of the agent for `question`."
-        return VRAGAgent(lambda q, top_k: list(self._search(q, top_k)), lambda m: '',
-                         max_steps=self.max_turns).start(question)
+# %% ../../nbs/07a_rl.toy.ipynb #6e356939
+@patch
+def start(self: ToyEnv, question: str, # the question
+         ): # an `Episode` of the real agent, driven turn by turn with `reply`
+    "A new episode of the agent for `question`."
+    return VRAGAgent(lambda q, top_k: list(self._search(q, top_k)), lambda m: '',
+                     max_steps=self.max_turns).start(question)
 
-    def reply(self, ep, # the episode in progress
-              action: int, # SEARCH, CROP, ANSWER or JUNK
-              arg: int, # an argument token (`ARGS`)
-             ) -> str: # the reply text the agent parses
-        "The reply text for one (action, argument) turn."
-        k = arg - ARGS[0]
-        if action == SEARCH: return f'<search>{query_recipe(ep.question, k)}</search>'
-        view = ep.views[-1] if ep.views else None
-        page = self.pages.get((view.doc, view.page)) if view is not None else None
-        # the blocks shown, in reading order
-        blocks = [b for b in page.blocks if block_in_region(b, view.region)] if page else []
-        if action == CROP:
-            if k >= len(blocks): return '<bbox>[0, 0, 0, 0]</bbox>'  # nothing there: an invalid crop
-            return '<bbox>[{}, {}, {}, {}]</bbox>'.format(*to_view_frame(blocks[k][:4], view))
-        if action == ANSWER:
-            return f"<answer>{' '.join(blocks[k][4].split()) if k < len(blocks) else 'unknown'}</answer>"
-        return 'I am not sure.'  # junk: no action tag, an invalid reply
+# %% ../../nbs/07a_rl.toy.ipynb #b19fb4d1
+@patch
+def reply(self: ToyEnv, ep, # the episode in progress
+          action: int, # SEARCH, CROP, ANSWER or JUNK
+          arg: int, # an argument token (`ARGS`)
+         ) -> str: # the reply text the agent parses
+    "The reply text for one (action, argument) turn."
+    k = arg - ARGS[0]
+    if action == SEARCH: return f'<search>{query_recipe(ep.question, k)}</search>'
+    view = ep.views[-1] if ep.views else None
+    page = self.pages.get((view.doc, view.page)) if view is not None else None
+    # the blocks shown, in reading order
+    blocks = [b for b in page.blocks if block_in_region(b, view.region)] if page else []
+    if action == CROP:
+        if k >= len(blocks): return '<bbox>[0, 0, 0, 0]</bbox>'  # nothing there: an invalid crop
+        return '<bbox>[{}, {}, {}, {}]</bbox>'.format(*to_view_frame(blocks[k][:4], view))
+    if action == ANSWER:
+        return f"<answer>{' '.join(blocks[k][4].split()) if k < len(blocks) else 'unknown'}</answer>"
+    return 'I am not sure.'  # junk: no action tag, an invalid reply
 
-    def observe(self, events: list[dict], # one turn's events
-               ) -> list[int]: # observation tokens: [IMG] for a new image, [INVALID] for an invalid reply, else none
-        "Observation tokens for a turn's events."
-        kinds = [e['event'] for e in events]
-        return [IMG] if ('search_image' in kinds or 'crop' in kinds) else [INVALID] if 'invalid' in kinds else []
+# %% ../../nbs/07a_rl.toy.ipynb #05257572
+@patch
+def observe(self: ToyEnv, events: list[dict], # one turn's events
+           ) -> list[int]: # observation tokens: [IMG] for a new image, [INVALID] for an invalid reply, else none
+    "Observation tokens for a turn's events."
+    kinds = [e['event'] for e in events]
+    return [IMG] if ('search_image' in kinds or 'crop' in kinds) else [INVALID] if 'invalid' in kinds else []
 
-    def score(self, ep, # a finished episode
-              example: dict, # its unified-format example
-             ) -> dict: # `rewards.score` output: score, r_ans, r_pat, r_ret, used_tool, judge
-        "The composite reward of the finished episode and its parts (reference.md §5)."
-        from vrag_nb.eval.retrieval import gold_pages
-        return score(ep.trajectory(), example['reference_answer'], gold_pages(example), self.judge, self.preset)
+# %% ../../nbs/07a_rl.toy.ipynb #08ef5fc3
+@patch
+def score(self: ToyEnv, ep, # a finished episode
+          example: dict, # its unified-format example
+         ) -> dict: # `rewards.score` output: score, r_ans, r_pat, r_ret, used_tool, judge
+    "The composite reward of the finished episode and its parts (reference.md §5)."
+    from vrag_nb.eval.retrieval import gold_pages
+    return score(ep.trajectory(), example['reference_answer'], gold_pages(example), self.judge, self.preset)
 
-    def reward(self, ep, example: dict, # as for `score`
-              ) -> float: # R
-        "The composite reward of the finished episode."
-        return self.score(ep, example)['score']
+# %% ../../nbs/07a_rl.toy.ipynb #442b4e3b
+@patch
+def reward(self: ToyEnv, ep, example: dict, # as for `score`
+          ) -> float: # R
+    "The composite reward of the finished episode."
+    return self.score(ep, example)['score']
 
 # %% ../../nbs/07a_rl.toy.ipynb #126b57a9
 class TinyPolicy(nn.Module):

@@ -287,37 +287,41 @@ class OfflineVimRAGPolicy:
         from vrag_nb.agent.policies import OfflinePolicy
         self.base = OfflinePolicy(pages, embedder, answerer)
 
-    def __call__(self, messages: list[dict], # the context `VimRAGAgent.context` built
-                ) -> str:
-        "The next tool call, as a model would write it."
-        text = '\n'.join(c['text'] for c in messages[1]['content'] if c['type'] == 'text')
-        graph = json.loads(text.split('Memory graph:\n', 1)[1].split('\n', 1)[0])
-        q = graph[0]['query']
-        shown = re.findall(r'((?:Picture|Video) \d+) \((.+?) p\.(\d+)[,)]',
-                           text.split('memorize every item:', 1)[1]) if 'memorize every item:' in text else []
-        call = lambda name, **a: (
-            f'<tool_call>{json.dumps({"name": name, "arguments": a}, ensure_ascii=False)}</tool_call>'
+# %% ../../nbs/05a_vimrag.agent.ipynb #10083c0f
+@patch
+def __call__(self: OfflineVimRAGPolicy, messages: list[dict], # the context `VimRAGAgent.context` built
+            ) -> str:
+    "The next tool call, as a model would write it."
+    text = '\n'.join(c['text'] for c in messages[1]['content'] if c['type'] == 'text')
+    graph = json.loads(text.split('Memory graph:\n', 1)[1].split('\n', 1)[0])
+    q = graph[0]['query']
+    shown = re.findall(r'((?:Picture|Video) \d+) \((.+?) p\.(\d+)[,)]',
+                       text.split('memorize every item:', 1)[1]) if 'memorize every item:' in text else []
+    call = lambda name, **a: (
+        f'<tool_call>{json.dumps({"name": name, "arguments": a}, ensure_ascii=False)}</tool_call>'
+    )
+    if shown:
+        page = self.base.pages.get((shown[0][1], int(shown[0][2])))
+        block = self.base.best_block(q, page) if page else None
+        return f'<think>{shown[0][0]} looks most relevant.</think>' + call(
+            'summarize_and_memorize',
+            summarize=' '.join((block[4] if block else (page.text[:300] if page else '')).split()),
+            memorize=[self._verdict(i, d, n, k == 0) for k, (i, d, n) in enumerate(shown)],
         )
-        if shown:
-            page = self.base.pages.get((shown[0][1], int(shown[0][2])))
-            block = self.base.best_block(q, page) if page else None
-            return f'<think>{shown[0][0]} looks most relevant.</think>' + call(
-                'summarize_and_memorize',
-                summarize=' '.join((block[4] if block else (page.text[:300] if page else '')).split()),
-                memorize=[self._verdict(i, d, n, k == 0) for k, (i, d, n) in enumerate(shown)],
-            )
-        searches = [n for n in graph if n['type'] == 'search']
-        if not searches:
-            return '<think>I need to search.</think>' + call('add_search_node', id='search 1', parent_ids=['root'],
-                                                             query=q)
-        last = searches[-1]
-        return '<think>The memorised page should hold the answer.</think>' + call(
-            'add_answer_node', parent_ids=[last['id']], answer=self.base.answer(q, last['summary']))
+    searches = [n for n in graph if n['type'] == 'search']
+    if not searches:
+        return '<think>I need to search.</think>' + call('add_search_node', id='search 1', parent_ids=['root'],
+                                                         query=q)
+    last = searches[-1]
+    return '<think>The memorised page should hold the answer.</think>' + call(
+        'add_answer_node', parent_ids=[last['id']], answer=self.base.answer(q, last['summary']))
 
-    def _verdict(self, info_id, doc, num, useful) -> dict:
-        "Keep the top result (priority 5), drop the rest; a video is remembered by its middle frame."
-        v = {'information_id': info_id, 'is_useful': useful, 'priority_score': 5 if useful else 1}
-        page = self.base.pages.get((doc, int(num)))
-        if info_id.startswith('Video') and page is not None:
-            v['key_timestamp'] = [round((page.end - page.start) / 2, 2)]
-        return v
+# %% ../../nbs/05a_vimrag.agent.ipynb #38a1b04a
+@patch
+def _verdict(self: OfflineVimRAGPolicy, info_id, doc, num, useful) -> dict:
+    "Keep the top result (priority 5), drop the rest; a video is remembered by its middle frame."
+    v = {'information_id': info_id, 'is_useful': useful, 'priority_score': 5 if useful else 1}
+    page = self.base.pages.get((doc, int(num)))
+    if info_id.startswith('Video') and page is not None:
+        v['key_timestamp'] = [round((page.end - page.start) / 2, 2)]
+    return v

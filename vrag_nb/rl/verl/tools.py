@@ -10,6 +10,7 @@ from typing import Any
 from uuid import uuid4
 from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
+from fastcore.basics import patch
 from ...core import MIN_PIXELS, MAX_PIXELS, atomic_write
 from ...agent.loop import Episode, VRAGAgent
 from ...agent.grammar import Action, PROMPT, parse_bbox
@@ -71,58 +72,70 @@ class VRAGTool(BaseTool):
         )
         self.episodes: dict[str, Episode] = {}
 
-    async def create(self, instance_id: str | None = None, # one id per trajectory; None: a new one
-                     # share an episode between tools; None: a new one (question from `create_kwargs`)
-                     episode: Episode | None = None,
-                     **kwargs) -> tuple[str, ToolResponse]:
-        "Start (or join) a trajectory's episode."
-        iid = instance_id or uuid4().hex
-        self.episodes[iid] = episode or Episode(self.agent, kwargs.get('create_kwargs', {}).get('question', ''))
-        return iid, ToolResponse()
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #ed7d05eb
+@patch
+async def create(self: VRAGTool, instance_id: str | None = None, # one id per trajectory; None: a new one
+                 # share an episode between tools; None: a new one (question from `create_kwargs`)
+                 episode: Episode | None = None,
+                 **kwargs) -> tuple[str, ToolResponse]:
+    "Start (or join) a trajectory's episode."
+    iid = instance_id or uuid4().hex
+    self.episodes[iid] = episode or Episode(self.agent, kwargs.get('create_kwargs', {}).get('question', ''))
+    return iid, ToolResponse()
 
-    def episode(self, instance_id: str, # from `create`
-                agent_data=None, # verl's per-trajectory AgentData (the `tool_agent` loop passes it)
-               ) -> Episode:
-        "The episode of a trajectory: the one kept on `agent_data` when verl's loop passes it, else the instance's."
-        if agent_data is None: return self.episodes[instance_id]
-        if getattr(agent_data, 'vrag_episode', None) is None:
-            agent_data.vrag_episode = self.episodes.get(instance_id) or Episode(self.agent, '')
-        return agent_data.vrag_episode
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #c46cdf41
+@patch
+def episode(self: VRAGTool, instance_id: str, # from `create`
+            agent_data=None, # verl's per-trajectory AgentData (the `tool_agent` loop passes it)
+           ) -> Episode:
+    "The episode of a trajectory: the one kept on `agent_data` when verl's loop passes it, else the instance's."
+    if agent_data is None: return self.episodes[instance_id]
+    if getattr(agent_data, 'vrag_episode', None) is None:
+        agent_data.vrag_episode = self.episodes.get(instance_id) or Episode(self.agent, '')
+    return agent_data.vrag_episode
 
-    def render(self, view: View, # the image to show
-              ) -> ToolResponse:
-        "The observation of a view: its image, or its text for text-only policies."
-        if self.config.get('observation', 'image') == 'text':
-            return ToolResponse(
-                text=view_text(view, self.pages.get((view.doc, view.page)), int(self.config.get('obs_chars', 600))))
-        return ToolResponse(image=[view.render()])
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #7a5b32aa
+@patch
+def render(self: VRAGTool, view: View, # the image to show
+          ) -> ToolResponse:
+    "The observation of a view: its image, or its text for text-only policies."
+    if self.config.get('observation', 'image') == 'text':
+        return ToolResponse(
+            text=view_text(view, self.pages.get((view.doc, view.page)), int(self.config.get('obs_chars', 600))))
+    return ToolResponse(image=[view.render()])
 
-    def observe(self, ep: Episode, # the trajectory's episode
-                content, # the query (search) or [x1, y1, x2, y2] (crop)
-               ) -> list[dict]: # the action's events
-        "Carry out the action on the episode; raises `ValueError` when it cannot be done."
-        return ep.observe(Action(kind=self.kind, content=content))
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #5ae66df7
+@patch
+def observe(self: VRAGTool, ep: Episode, # the trajectory's episode
+            content, # the query (search) or [x1, y1, x2, y2] (crop)
+           ) -> list[dict]: # the action's events
+    "Carry out the action on the episode; raises `ValueError` when it cannot be done."
+    return ep.observe(Action(kind=self.kind, content=content))
 
-    async def execute(self, instance_id: str, # from `create`
-                      parameters: dict[str, Any], # the tool call's arguments
-                      **kwargs) -> tuple[ToolResponse, float, dict]: # (observation, step reward 0, metrics)
-        "Run the tool for verl: the new image (or its text), or the reason the call failed as text."
-        ep = self.episode(instance_id, kwargs.get('agent_data'))
-        try: evs = self.observe(ep, self.argument(parameters))
-        except (ValueError, KeyError, TypeError) as e:
-            return ToolResponse(text=f'{self.name} failed: {e}'), 0.0, {'error': str(e)}
-        # called outside `Episode.act`: record the step here
-        ep.events += [{**e, 'step': ep.step} for e in evs]; ep.step += 1
-        return (
-            self.render(View.from_dict(evs[-1]['view'])),
-            0.0,
-            {'page': f"{evs[-1]['view']['doc']}_{evs[-1]['view']['page']}"},
-        )
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #82254d73
+@patch
+async def execute(self: VRAGTool, instance_id: str, # from `create`
+                  parameters: dict[str, Any], # the tool call's arguments
+                  **kwargs) -> tuple[ToolResponse, float, dict]: # (observation, step reward 0, metrics)
+    "Run the tool for verl: the new image (or its text), or the reason the call failed as text."
+    ep = self.episode(instance_id, kwargs.get('agent_data'))
+    try: evs = self.observe(ep, self.argument(parameters))
+    except (ValueError, KeyError, TypeError) as e:
+        return ToolResponse(text=f'{self.name} failed: {e}'), 0.0, {'error': str(e)}
+    # called outside `Episode.act`: record the step here
+    ep.events += [{**e, 'step': ep.step} for e in evs]; ep.step += 1
+    return (
+        self.render(View.from_dict(evs[-1]['view'])),
+        0.0,
+        {'page': f"{evs[-1]['view']['doc']}_{evs[-1]['view']['page']}"},
+    )
 
-    async def release(self, instance_id: str, # from `create`
-                      **kwargs) -> None:
-        "Forget the trajectory's episode."
-        self.episodes.pop(instance_id, None)
+# %% ../../../nbs/07d_rl.verl.tools.ipynb #90ef1e03
+@patch
+async def release(self: VRAGTool, instance_id: str, # from `create`
+                  **kwargs) -> None:
+    "Forget the trajectory's episode."
+    self.episodes.pop(instance_id, None)
 
 # %% ../../../nbs/07d_rl.verl.tools.ipynb #87df2d71
 class SearchTool(VRAGTool):
