@@ -3,7 +3,8 @@
 - `nbs/images/crop_example.jpg`: the offline baseline's VRAG run on "How far away is M4?": the page its search
   returned with the box it cropped drawn on it (red), and the crop as zoomed for the model, scaled to 640 pixels wide;
 - `nbs/images/memory_graph.png`: the memory graph of a scripted VimRAG run on the same question (two searches, a third
-  built on both, then the answer), drawn by `vimrag.views.draw_graph`.
+  built on both that finds nothing new, then the answer under the search that kept the table), drawn by
+  `vimrag.views.draw_graph`.
 
 `make notebooks` runs it (`python tools/readme_images.py`); the files are committed so that the README shows them on
 GitHub and PyPI. `nbs/images/dataflow.svg` is drawn by hand and not generated. A second run writes the same bytes.
@@ -47,29 +48,17 @@ def main():
     pair.paste(page, (0, 0)); pair.paste(zoom, (page.width + 24, (520 - zoom.height) // 2))
     pair.save(images/'crop_example.jpg', quality=80)
 
-    replies = iter(
-        [
-            call('add_search_node', id='Messier table', parent_ids=['root'], query='Messier objects distance table'),
-            call(
-                'summarize_and_memorize',
-                summarize='Table 1 lists Messier objects with their distances.',
-                memorize=[{'information_id': 'Picture 1', 'is_useful': True, 'priority_score': 5}],
-            ),
-            call('add_search_node', id='M4 type', parent_ids=['root'], query='M4 globular cluster'),
-            call(
-                'summarize_and_memorize',
-                summarize='M4 is a globular cluster.',
-                memorize=[{'information_id': 'Picture 1', 'is_useful': True, 'priority_score': 3}],
-            ),
-            call('add_search_node', id='M4 row', parent_ids=['Messier table', 'M4 type'], query='M4 row distance kpc'),
-            call(
-                'summarize_and_memorize',
-                summarize='The M4 row gives 2.2 kpc.',
-                memorize=[{'information_id': 'Picture 1', 'is_useful': True, 'priority_score': 4}],
-            ),
-            call('add_answer_node', parent_ids=['M4 row'], answer='2.2 kpc'),
-        ]
-    )
+    memo = lambda summary, useful, priority: call('summarize_and_memorize', summarize=summary, memorize=[
+        {'information_id': 'Picture 1', 'is_useful': useful, 'priority_score': priority}])
+    replies = iter([
+        call('add_search_node', id='Messier table', parent_ids=['root'], query='Messier objects distance table'),
+        memo('Table 1 lists Messier objects with their distances.', True, 5),
+        call('add_search_node', id='M4 type', parent_ids=['root'], query='M4 globular cluster'),
+        memo('M4 is a globular cluster.', True, 3),
+        # a page is never shown twice: this search finds no other page with the distance
+        call('add_search_node', id='M4 distance', parent_ids=['Messier table', 'M4 type'], query='M4 row distance kpc'),
+        memo('No other page gives the distance of M4.', False, 1),
+        call('add_answer_node', parent_ids=['Messier table'], answer='2.2 kpc')])
     vim = VimRAGAgent(index, lambda messages: next(replies))
     list(vim.run(QUESTION))
     fig = draw_graph(vim.graph)
