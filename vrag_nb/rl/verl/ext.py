@@ -55,6 +55,7 @@ PRESETS = {
         f'{_R}.load_format': 'safetensors', f'{_R}.layered_summon': True},
 }
 
+# %% ../../../nbs/07c_rl.verl.ext.ipynb #847dce63
 def verl_overrides(model: str = 'Qwen/Qwen2.5-VL-7B-Instruct', # hub id or local path of the policy
                    # verl RLHF parquet files
                    train_files: str = 'data/verl/train.parquet', val_files: str = 'data/verl/val.parquet',
