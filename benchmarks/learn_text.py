@@ -24,7 +24,8 @@ from vrag_nb.retrieval.corpus import build_corpus
 from vrag_nb.retrieval.index import PageIndex
 from vrag_nb.eval.retrieval import load_qa
 from vrag_nb.eval.rewards import ANLSJudge
-from vrag_nb.rl.trainer import load_policy, train_policy
+from vrag_nb.rl.trainer import train_policy
+from vrag_nb.rl.update import load_policy
 from vrag_nb.rl.learn import evaluate_policy, save_policy
 
 def main():

@@ -16,7 +16,7 @@ from vrag_nb.retrieval.corpus import build_corpus
 from vrag_nb.retrieval.index import PageIndex
 from vrag_nb.eval.retrieval import load_qa
 from vrag_nb.eval.agents import evaluate_agent
-from vrag_nb.agent.policies import OfflinePolicy, SmolLM2Answerer
+from vrag_nb.agent.offline import OfflinePolicy, SmolLM2Answerer
 
 
 def crop_areas(folder: Path) -> list[float]:

@@ -17,7 +17,8 @@ import httpx, numpy as np
 def synthetic_index(out: Path, corpus: Path, n_pages=10_000, per_page=8):
     from vrag_nb.retrieval.ann import synthetic_embeddings, make_index
     from vrag_nb.retrieval.corpus import load_pages
-    from vrag_nb.retrieval.index import commit_files, index_files, FUSION
+    from vrag_nb.retrieval.index import commit_files, FUSION
+    from vrag_nb.retrieval.store import index_files
     from vrag_nb.retrieval.sparse import BM25Pages
     from vrag_nb.retrieval.embed import MiniLMEmbedder
     import vrag_nb

@@ -24,7 +24,8 @@ import torch
 from vrag_nb.rl.toy_train import toy_corpus
 from vrag_nb.core import MIN_PIXELS, MAX_PIXELS
 from vrag_nb.rl.grpo import resolve_device
-from vrag_nb.rl.trainer import train_policy, load_policy
+from vrag_nb.rl.trainer import train_policy
+from vrag_nb.rl.update import load_policy
 
 QWEN_VOCAB = 151_936  # Qwen2.5-VL's vocabulary (the released configs' vocab_size)
 ARCH = {  # Qwen2.5-VL text and vision sizes (the released configs), built with random weights

@@ -27,7 +27,7 @@ def main():
     from vrag_nb.retrieval.corpus import build_corpus
     from vrag_nb.retrieval.index import PageIndex
     from vrag_nb.agent.loop import VRAGAgent
-    from vrag_nb.agent.policies import OfflinePolicy
+    from vrag_nb.agent.offline import OfflinePolicy
     from vrag_nb.agent.views import View
     from vrag_nb.vimrag.agent import VimRAGAgent
     from vrag_nb.vimrag.views import draw_graph

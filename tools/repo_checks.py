@@ -84,6 +84,34 @@ def import_problems() -> list[str]:
                     )
     return problems
 
+MAX_MODULE_LINES = 250  # a module's lines, not counting nbdev's `# %%` cell markers (DESIGN: modules stay small)
+
+def module_problems() -> list[str]:
+    """Modules over `MAX_MODULE_LINES`, and circles among the modules' top-level imports (a module that needs another
+    at import time must not be needed by it)."""
+    import networkx as nx
+    problems, g = [], nx.DiGraph()
+    for p in sorted((root/'vrag_nb').rglob('*.py')):
+        if p.name == '_modidx.py': continue
+        text = p.read_text()
+        n = sum(not l.startswith('# %%') for l in text.splitlines())
+        me = '.'.join(p.relative_to(root).with_suffix('').parts).removesuffix('.__init__')
+        if n > MAX_MODULE_LINES:
+            problems.append(f'{me}: {n} lines (at most {MAX_MODULE_LINES}): split it with a lettered notebook')
+        pkg = me if p.name == '__init__.py' else me.rsplit('.', 1)[0]
+        g.add_node(me)
+        for node in ast.parse(text).body:  # module level only: an import inside a function runs when it is called
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = pkg.rsplit('.', node.level - 1)[0] if node.level > 1 else pkg
+                mods = [base + '.' + node.module] if node.module else [f'{base}.{a.name}' for a in node.names]
+            elif isinstance(node, ast.ImportFrom): mods = [node.module or '']
+            elif isinstance(node, ast.Import): mods = [a.name for a in node.names]
+            else: continue
+            g.add_edges_from((me, m) for m in mods if m.startswith('vrag_nb.') and m != me)
+    g.remove_nodes_from([m for m in list(g) if m.count('.') and (root/Path(*m.split('.'))).is_dir()])  # packages
+    problems += [f'import circle: {" -> ".join(c + c[:1])}' for c in nx.simple_cycles(g)]
+    return problems
+
 # Notebooks that must show pictures as committed (executed by `make notebooks`), and how many at least: a reader on
 # GitHub
 # sees them without running anything. A picture is an image output, or a Markdown image of a file in the repository.
@@ -132,6 +160,7 @@ if __name__ == '__main__':
     for what, problems in [
         ('citations of nbs/reference.md', citation_problems()),
         ('import graph (layers, private names)', import_problems()),
+        ('module size, import circles', module_problems()),
         ('pictures in the notebooks, size of nbs/', picture_problems()),
     ]:
         for line in problems:

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/04d_agent.local_llm.ipynb #25c4294e
 from __future__ import annotations
-import re, threading
+import threading
 from pathlib import Path
 from typing import Iterator
 from PIL import Image

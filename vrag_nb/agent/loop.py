@@ -12,8 +12,7 @@ from .views import page_view, crop_view
 from .grammar import Action, parse_action, PROMPT, INVALID, FINAL
 
 # %% auto #0
-__all__ = ['Episode', 'stream_reply', 'take_reply', 'StopRun', 'policy_failed', 'stopped_by', 'VRAGAgent', 'ReplayPolicy',
-           'replay']
+__all__ = ['Episode', 'stream_reply', 'take_reply', 'StopRun', 'policy_failed', 'stopped_by', 'VRAGAgent']
 
 # %% ../../nbs/04a_agent.loop.ipynb #7dcad505
 class Episode:
@@ -262,23 +261,3 @@ def run(self: VRAGAgent, question: str, # the user's question
         self.trajectory = ep.trajectory(); raise
     self.trajectory = ep.trajectory()
     yield {'event': 'done', 'trajectory': self.trajectory}
-
-# %% ../../nbs/04a_agent.loop.ipynb #e274f246
-class ReplayPolicy:
-    "Plays back the model replies of a saved trajectory, in order."
-    def __init__(self, traj: dict, # a trajectory (from `VRAGAgent.run` or `load_trajectory`)
-                ):
-        self.replies, self.i = [m['content'] for m in traj['messages'] if m['role'] == 'assistant'], 0
-    def __call__(self, messages: list[dict], # ignored: the reply is the recorded one
-                ) -> str:
-        "The next recorded reply; raises `IndexError` when the trajectory has no more."
-        if self.i >= len(self.replies): raise IndexError(f'the trajectory has only {len(self.replies)} replies')
-        self.i += 1
-        return self.replies[self.i - 1]
-
-# %% ../../nbs/04a_agent.loop.ipynb #379034b7
-def replay(traj: dict, # a saved trajectory
-           search, # the index (or search callable) it was recorded against
-          ) -> Iterator[dict]: # the same events as the recorded run, then 'done'
-    "Re-run a saved trajectory through the loop, with its recorded replies and its recorded settings."
-    return VRAGAgent(search, ReplayPolicy(traj), **traj.get('config', {})).run(traj['question'])

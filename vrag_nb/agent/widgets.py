@@ -4,7 +4,7 @@
 
 # %% ../../nbs/04c_agent.widgets.ipynb #bf65c602
 from __future__ import annotations
-import html, io, json
+import html, io
 from pathlib import Path
 import ipywidgets as W
 from PIL import Image, ImageDraw

@@ -9,113 +9,11 @@ from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from pathlib import Path
 from tqdm.auto import tqdm
 from ..core import atomic_write
-from .retrieval import gold_pages
-from .rewards import ANLSJudge, anls, answer_text, exact_match, ndcg_reward, retrieved_pages, token_f1
+from .rewards import ANLSJudge
+from .runs import MODES, make_policy, run_question, score_row
 
 # %% auto #0
-__all__ = ['MODES', 'COLUMNS', 'make_policy', 'run_question', 'crop_hit', 'score_row', 'summarize', 'evaluate_agent',
-           'write_results']
-
-# %% ../../nbs/08a_eval.agents.ipynb #c6b379ce
-MODES = ('vanilla', 'no_crop', 'crop', 'vimrag')
-
-def make_policy(index, # a `PageIndex` (its pages and embedder feed the offline policies)
-                base_url: str | None = None, # OpenAI-compatible endpoint; None: the offline baseline
-                model: str | None = None, # served model name (default 'vrag')
-                api_key: str | None = None, # API key (default 'EMPTY')
-                thinking: bool | None = None, # thinking mode (`chat_template_kwargs.enable_thinking`); None: not sent
-                max_tokens: int = 1024, # reply length limit for the endpoint, tokens
-                mode: str = 'crop', # a key of `MODES` ('vrag' is `crop`): which agent the offline baseline plays
-                # offline answerer: 'auto' (SmolLM2 when installed), a callable, or None (best sentence)
-                answerer='auto',
-               ):
-    "The OpenAI-compatible policy when `base_url` is given, else the offline baseline for `mode`."
-    from vrag_nb.agent.policies import OpenAIPolicy, OfflinePolicy
-    if base_url:
-        return OpenAIPolicy(base_url, model or 'vrag', api_key=api_key or 'EMPTY', thinking=thinking,
-                            max_tokens=max_tokens)
-    if mode == 'vimrag':
-        from vrag_nb.vimrag.agent import OfflineVimRAGPolicy
-        return OfflineVimRAGPolicy(index.pages, index.embedder, answerer)
-    return OfflinePolicy(index.pages, index.embedder, answerer, crop=mode not in ('vanilla', 'no_crop'))
-
-# %% ../../nbs/08a_eval.agents.ipynb #a1055243
-def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
-                 question: str, # the question
-                 mode: str, # one of `MODES`
-                 policy, # the policy for this mode
-                 max_steps: int = 10, # model calls (VRAG: 10, VimRAG: 20 in the reference; one budget here)
-                ) -> dict: # the trajectory, with 'mode' and 'policy_calls'
-    """Answer one question with one baseline; a run that fails comes back unfinished (`finished` false, the reason in
-    `error`) instead of raising."""
-    from vrag_nb.agent.loop import VRAGAgent, policy_failed, stopped_by
-    if mode not in MODES: raise ValueError(f'unknown mode {mode!r}: use one of {", ".join(MODES)}')
-    if mode == 'vanilla':
-        ep = VRAGAgent(index, policy, max_steps=2, allow_crop=False).start(question)
-        try:
-            ep.act(f'<search>{question}</search>')  # the harness retrieves the top-1 page; the model only answers
-            try: reply = policy(ep.next_messages())
-            except Exception as e: ep.fail(policy_failed(e))
-            if not ep.done: ep.act(reply)
-        except Exception as e: ep.fail(stopped_by(e))  # a failure outside the policy (the search, a page image)
-        return {**ep.trajectory(), 'mode': mode, 'policy_calls': 1}
-    if mode == 'vimrag':
-        from vrag_nb.vimrag.agent import VimRAGAgent
-        agent = VimRAGAgent(index, policy, max_steps=max_steps)
-    else: agent = VRAGAgent(index, policy, max_steps=max_steps, allow_crop=mode == 'crop')
-    try:
-        for _ in agent.run(question): pass
-    except Exception: pass  # the agent kept the partial trajectory, unfinished, with the reason
-    t = agent.trajectory
-    calls = 1 + max((e['step'] for e in t['events'] if 'step' in e), default=-1) if mode == 'vimrag' else t['steps']
-    return {**t, 'mode': mode, 'policy_calls': calls}
-
-# %% ../../nbs/08a_eval.agents.ipynb #e7a6bff7
-def crop_hit(traj: dict, # a trajectory (its crop events)
-             example: dict, # the unified-format example; its evidence strings are `meta_info['evidence']`
-             pages: dict, # (doc, page) -> `Page`
-            ) -> bool | None: # None when the example has no evidence strings
-    """Whether a crop of the trajectory shows one of the example's evidence strings: the text of the page's lines (else
-    blocks) centred in the crop, whitespace and case ignored."""
-    from vrag_nb.agent.views import block_in_region
-    norm = lambda s: ' '.join(s.split()).lower()
-    if not (ev := [norm(x) for x in example['meta_info'].get('evidence') or []]): return None
-    for e in traj.get('events', []):
-        if e['event'] != 'crop' or (p := pages.get((e['source']['doc'], e['source']['page']))) is None: continue
-        seen = norm(' '.join(u[4] for u in (p.lines or p.blocks) if block_in_region(u, e['region'])))
-        if any(x in seen for x in ev): return True
-    return False
-
-# %% ../../nbs/08a_eval.agents.ipynb #6579280e
-def score_row(traj: dict, # from `run_question`
-              example: dict, # the unified-format example
-              judge, # callable (question, reference, answer) -> bool
-              # (doc, page) -> `Page`: the crop baseline's rows get `crop_hit` (see `crop_hit`)
-              pages: dict | None = None,
-             ) -> dict: # one result row (JSON-serialisable)
-    "Score one trajectory against its example; raises the judge's error when it cannot judge."
-    ans, ref, events = answer_text(traj), example['reference_answer'], traj.get('events', [])
-    retrieved, gold = retrieved_pages(traj), gold_pages(example)
-    return dict(
-        uid=example['uid'],
-        mode=traj['mode'],
-        query_type=example['meta_info'].get('query_type', 'unknown'),
-        question=example['query'],
-        reference=ref,
-        answer=ans,
-        correct=bool(ans) and bool(judge(example['query'], ref, ans)),
-        anls=anls(ans, ref),
-        em=exact_match(ans, ref),
-        f1=token_f1(ans, ref),
-        steps=traj['policy_calls'],
-        invalid=sum(e['event'] in ('invalid', 'error') for e in events),
-        finished=any(e['event'] == 'answer' for e in events),
-        retrieved=retrieved,
-        gold=sorted(gold),
-        ndcg=ndcg_reward(retrieved, gold),
-        crops=len(traj.get('crops') or []),
-        crop_hit=crop_hit(traj, example, pages) if pages is not None and traj.get('mode') == 'crop' else None,
-    )
+__all__ = ['COLUMNS', 'summarize', 'evaluate_agent', 'write_results']
 
 # %% ../../nbs/08a_eval.agents.ipynb #23880010
 def _load_rows(path: Path, key: str) -> dict:

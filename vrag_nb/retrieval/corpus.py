@@ -4,21 +4,20 @@
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #6a120ad4
 from __future__ import annotations
-import math, multiprocessing, os, re, sys, unicodedata
+import math, multiprocessing, os, re, sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-import numpy as np
 import pymupdf
 from PIL import Image
 from tqdm.auto import tqdm
 from ..core import Page, page_name, read_jsonl, write_jsonl
 from .video import VideoError, split_video, video_frames, video_info
+from .pagetext import clean_text, ocr_blocks, pdf_blocks, pdf_lines
 
 # %% auto #0
-__all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'find_sources', 'clean_text', 'pdf_blocks', 'pdf_lines', 'ocr_blocks', 'SkipFile',
-           'CorpusReport', 'load_pages', 'build_corpus']
+__all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'find_sources', 'SkipFile', 'CorpusReport', 'load_pages', 'build_corpus']
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #869d50a7
 IMAGE_EXTS = {'.jpg', '.jpeg', '.png', '.webp', '.bmp', '.tif', '.tiff', '.gif'}
@@ -40,69 +39,6 @@ def find_sources(sources: list[str | Path] | str | Path, # PDF, image or video f
                 skipped.append(
                     (str(p), f'unsupported file type {ext or "(none)"!r}: expected a PDF, an image or a video'))
     return files, skipped
-
-# %% ../../nbs/01_retrieval.corpus.ipynb #08720ea8
-def clean_text(s: str) -> str:
-    "NFKC-normalise (ligatures, full-width forms) and collapse runs of spaces; keep line breaks."
-    s = unicodedata.normalize('NFKC', s).replace('\x00', '')
-    return '\n'.join(re.sub(r'[ \t\u00a0]+', ' ', l).strip() for l in s.splitlines()).strip()
-
-# %% ../../nbs/01_retrieval.corpus.ipynb #e0dfa069
-def pdf_blocks(page: pymupdf.Page, # a PyMuPDF page
-               scale: float, # pixels per PDF point: dpi / 72
-               textpage=None, # a `page.get_textpage()` to reuse, or None
-              ) -> list[list]: # [[x0, y0, x1, y1, text]], pixels of the rendered image
-    "The text blocks of a PDF page, boxes scaled to rendered-image pixels."
-    out = []
-    for x0, y0, x1, y1, text, _, kind in page.get_text('blocks', textpage=textpage):
-        text = clean_text(text)
-        if kind == 0 and text:
-            out.append([round(x0 * scale, 1), round(y0 * scale, 1), round(x1 * scale, 1), round(y1 * scale, 1), text])
-    return out
-
-# %% ../../nbs/01_retrieval.corpus.ipynb #55a24c88
-def pdf_lines(page: pymupdf.Page, # a PyMuPDF page
-              scale: float, # pixels per PDF point: dpi / 72
-              textpage=None, # a `page.get_textpage()` to reuse, or None
-             ) -> list[list]: # [[x0, y0, x1, y1, text]], pixels of the rendered image, in reading order
-    """The visual text lines of a PDF page: PyMuPDF's lines of each block, those at one height merged (a table row is
-    one line)."""
-    out = []
-    for b in page.get_text('dict', textpage=textpage)['blocks']:
-        if b.get('type') != 0: continue
-        rows = []  # [x0, y0, x1, y1, [(x0, text)]] in PDF points
-        for l in sorted(b['lines'], key=lambda l: (l['bbox'][1], l['bbox'][0])):
-            if not (t := clean_text(' '.join(s['text'] for s in l['spans']))): continue
-            x0, y0, x1, y1 = l['bbox']
-            r = next((r for r in rows if r[1] <= (y0 + y1) / 2 <= r[3]), None)  # a cell of a row already begun
-            if r: r[:4] = min(r[0], x0), min(r[1], y0), max(r[2], x1), max(r[3], y1); r[4].append((x0, t))
-            else: rows.append([x0, y0, x1, y1, [(x0, t)]])
-        out += [[*(round(v * scale, 1) for v in r[:4]), ' '.join(t for _, t in sorted(r[4]))] for r in rows]
-    return out
-
-# %% ../../nbs/01_retrieval.corpus.ipynb #e677550f
-_OCR = None
-def ocr_blocks(img: Image.Image, # page image
-               min_score: float = 0.5, # drop lines recognised with lower confidence, 0..1
-              ) -> list[list]: # [[x0, y0, x1, y1, text]], pixels of `img`
-    "OCR an image with RapidOCR; one block per recognised text line, in reading order (top to bottom, left to right)."
-    global _OCR
-    if _OCR is None:
-        from rapidocr_onnxruntime import RapidOCR
-        _OCR = RapidOCR()
-    # small images (video frames, thumbnails): the detector merges words unless enlarged
-    up = 2 if min(img.size) < 480 else 1
-    result, _ = _OCR(
-        np.asarray(
-            img.convert('RGB').resize((img.width * up,
-                                       img.height * up), Image.BICUBIC) if up > 1 else img.convert('RGB')))
-    out = []
-    for box, text, score in result or []:
-        xs, ys = [p[0] / up for p in box], [p[1] / up for p in box]
-        text = clean_text(text)
-        if text and float(score) >= min_score:
-            out.append([round(min(xs), 1), round(min(ys), 1), round(max(xs), 1), round(max(ys), 1), text])
-    return sorted(out, key=lambda b: (round(b[1] / 10), b[0]))
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #12b131e2
 class SkipFile(Exception):

@@ -8,6 +8,7 @@ import json, shutil, sys
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Self
 import numpy as np
 import faiss
 from fastcore.basics import patch
@@ -15,15 +16,20 @@ from ..core import Page, write_jsonl
 from .corpus import build_corpus
 from .sparse import BM25Pages
 from .ann import make_index, to_gpu
-from .index import PageIndex, index_files, embed_batch, pages_hash, absolute_paths
-from .store import commit_files
+from .embed import embed_batch
+from .store import commit_files, index_files, pages_hash, absolute_paths
 
 # %% auto #0
-__all__ = []
+__all__ = ['IndexDocuments']
+
+# %% ../../nbs/03b_retrieval.documents.ipynb #docmx02
+class IndexDocuments:
+    "The document operations of `PageIndex`: `documents`, `add`, `remove`, `merge` (its base class; methods below)."
+
 
 # %% ../../nbs/03b_retrieval.documents.ipynb #c30dc89b
 @patch
-def documents(self: PageIndex) -> dict[str, int]:
+def documents(self: IndexDocuments) -> dict[str, int]:
     "The documents of the index and their page counts, in index order."
     return dict(Counter(p.doc for p in self.pages))
 
@@ -40,7 +46,7 @@ def _cpu(index: faiss.Index) -> faiss.Index:
 
 # %% ../../nbs/03b_retrieval.documents.ipynb #48df3510
 @patch
-def _replace(self: PageIndex, pages: list[Page], vecs: np.ndarray, owner: np.ndarray, op: str):
+def _replace(self: IndexDocuments, pages: list[Page], vecs: np.ndarray, owner: np.ndarray, op: str):
     "Rebuild the FAISS index of the same kind over `vecs`, BM25 over `pages`, and commit everything with new meta."
     old = _cpu(self.index)
     if self.meta['kind'] == 'ivfpq':  # keep the trained quantisers: re-adding decoded vectors is lossless for PQ codes
@@ -66,9 +72,9 @@ def _replace(self: PageIndex, pages: list[Page], vecs: np.ndarray, owner: np.nda
 
 # %% ../../nbs/03b_retrieval.documents.ipynb #731bbe6b
 @patch
-def remove(self: PageIndex,
+def remove(self: IndexDocuments,
            doc: str, # document name (file stem) to remove
-          ) -> PageIndex:
+          ) -> Self:
     """Remove every page of `doc` from the index (its images are deleted after the commit); raises `KeyError` for an
     unknown doc."""
     if doc not in self.documents():
@@ -85,11 +91,11 @@ def remove(self: PageIndex,
 
 # %% ../../nbs/03b_retrieval.documents.ipynb #10d96a1c
 @patch
-def add(self: PageIndex,
+def add(self: IndexDocuments,
         sources: list[str | Path] | str | Path, # PDF files, image files or folders
         batch_size: int = 64, # pages per embedding call
         progress: bool = True, # progress bars
-       ) -> PageIndex:
+       ) -> Self:
     "Add documents to the index; ones already in it are skipped with a message; bad files are reported and skipped."
     have = set(self.documents())
     rep = build_corpus(sources, self.path, progress=progress, pages_file=None)
@@ -108,11 +114,11 @@ def add(self: PageIndex,
 
 # %% ../../nbs/03b_retrieval.documents.ipynb #d2f83917
 @patch
-def merge(self: PageIndex,
-          other: PageIndex | str | Path, # another index (or its dir) built with the same embedder
-         ) -> PageIndex:
+def merge(self: IndexDocuments,
+          other: Self | str | Path, # another index (or its dir) built with the same embedder
+         ) -> Self:
     "Merge another index into this one; raises `ValueError` on a different embedder or a shared document name."
-    other = other if isinstance(other, PageIndex) else PageIndex.load(other, self.embedder)
+    other = other if isinstance(other, IndexDocuments) else type(self).load(other, self.embedder)
     if (other.meta['embedder'], other.meta['dim']) != (self.meta['embedder'], self.meta['dim']):
         raise ValueError(f"cannot merge an index of {other.meta['embedder']} into one of {self.meta['embedder']}")
     clash = set(self.documents()) & set(other.documents())

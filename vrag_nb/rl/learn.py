@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 from ..core import MIN_PIXELS, MAX_PIXELS
 from ..agent.loop import VRAGAgent
-from .rollout import ChatCodec, TokenRollout, play_group
+from .rollout import TokenRollout, play_group
+from .codec import ChatCodec
 
 # %% auto #0
 __all__ = ['policy_summary', 'evaluate_policy', 'save_policy']

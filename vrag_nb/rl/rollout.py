@@ -8,113 +8,11 @@ import contextlib, inspect
 from dataclasses import dataclass, field
 import torch
 from fastcore.basics import patch
-from ..agent.loop import Episode, VRAGAgent
-from ..agent.views import View, block_in_region
+from ..agent.loop import VRAGAgent
+from .codec import ChatCodec
 
 # %% auto #0
-__all__ = ['view_text', 'ChatCodec', 'TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate',
-           'sequence_logprobs']
-
-# %% ../../nbs/07g_rl.rollout.ipynb #3c6ee779
-def view_text(view: View, # the image the model would see
-              page=None, # its `Page` (for text blocks); None: only the caption
-              max_chars: int = 600, # budget for the text, characters
-             ) -> str:
-    """A text rendering of a view for text-only policies: a caption, then the page's text blocks inside the view's
-    region."""
-    x0, y0, x1, y1 = view.region
-    whole = page is not None and (x0, y0) == (0, 0) and (x1, y1) == (page.width, page.height)
-    head = f"[{'page' if whole or page is None else 'zoomed region of page'} {view.page} of {view.doc}]"
-    if page is None: return head
-    # the same block-in-region test as the offline policy
-    inside = [b for b in page.blocks if block_in_region(b, view.region)]
-    body = ' '.join(' '.join(b[4].split()) for b in inside) if page.blocks else ' '.join(page.text.split())
-    return f'{head}\n{body[:max_chars]}'
-
-# %% ../../nbs/07g_rl.rollout.ipynb #c4c77db7
-class ChatCodec:
-    """Agent messages as ChatML token ids, one message at a time, each image processed once: for a text LM (views as
-    text) or a Qwen-VL-family VLM."""
-    def __init__(
-                 # a ChatML tokenizer (Qwen2.5-VL, Qwen3-VL, SmolLM2): `<|im_start|>`, `<|im_end|>`, and the vision
-                 # tokens for a VLM
-                 self, tokenizer,
-                 # a VLM's image processor (e.g. `Qwen2VLImageProcessorPil`); None: a text LM, views become `view_text`
-                 image_processor=None,
-                 system: str | None = 'You are a helpful assistant.', # system turn (Qwen2.5-VL's default); None: none
-                 pages: dict | None = None, # text LMs: (doc, page) -> Page, for the words in each view
-                 obs_chars: int = 600, # text LMs: characters per view
-                 merge_size: int = 2, # vision patches merged per side into one token (Qwen2.5-VL, Qwen3-VL: 2)
-                ):
-        """Raises `ValueError` when the tokenizer lacks the ChatML (or, with an image processor, the vision) special
-        tokens."""
-        vocab = tokenizer.get_vocab()
-        need = ['<|im_start|>', '<|im_end|>'
-                ] + (['<|vision_start|>', '<|vision_end|>', '<|image_pad|>'] if image_processor is not None else [])
-        if missing := [t for t in need if t not in vocab]:
-            raise ValueError(
-                f'the tokenizer is not ChatML{" with vision tokens" if image_processor is not None else ""}: it lacks '
-                f'{missing}'
-            )
-        self.tok, self.ip, self.system, self.pages = tokenizer, image_processor, system, pages or {}
-        self.obs_chars, self.merge = obs_chars, merge_size
-        self.im_end, self.image_pad = vocab['<|im_end|>'], vocab.get('<|image_pad|>')
-        # the turn ends at <|im_end|>, the tokenizer's EOS, or <|endoftext|> (Qwen's and SmolLM2's end of document)
-        self.stop_ids = sorted({self.im_end} | {vocab[t] for t in ('<|endoftext|>',) if t in vocab} |
-                               ({tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()))
-        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.im_end
-        self.newline = self.text('\n')
-
-# %% ../../nbs/07g_rl.rollout.ipynb #ad772834
-@patch(as_prop=True)
-def is_vlm(self: ChatCodec) -> bool:
-    "True when views are shown as images."
-    return self.ip is not None
-
-# %% ../../nbs/07g_rl.rollout.ipynb #429755fb
-@patch
-def text(self: ChatCodec, s: str, # plain text (special tokens in it are parsed as such)
-        ) -> list[int]: # token ids, no BOS
-    "Token ids of a piece of text."
-    return self.tok(s, add_special_tokens=False)['input_ids'] if s else []
-
-# %% ../../nbs/07g_rl.rollout.ipynb #b899c2a4
-@patch
-def image(self: ChatCodec, view: View, # the view to show
-         ) -> tuple[int, dict]: # (image tokens, {'pixel_values': [patches, d] float, 'image_grid_thw': [1, 3] int})
-    "Process a view's image once."
-    enc = self.ip(images=[view.render()], return_tensors='pt')
-    return int(enc['image_grid_thw'].prod()) // self.merge**2, {
-        'pixel_values': enc['pixel_values'], 'image_grid_thw': enc['image_grid_thw']
-    }
-
-# %% ../../nbs/07g_rl.rollout.ipynb #b0836967
-@patch
-def message(self: ChatCodec, m: dict, # a user or system message of the agent (text and image parts)
-           ) -> tuple[list[int], list[dict]]: # (token ids, the processed images in it)
-    "One message as `<|im_start|>role\\n...<|im_end|>\\n`."
-    body, images = [], []
-    for c in ([{'type': 'text', 'text': m['content']}] if isinstance(m['content'], str) else m['content']):
-        if c['type'] == 'text': body += self.text(c['text'])
-        elif not self.is_vlm:
-            v = View.from_dict(c['view'])
-            body += self.text(view_text(v, self.pages.get((v.doc, v.page)), self.obs_chars))
-        else:
-            n, feats = self.image(View.from_dict(c['view'])); images.append(feats)
-            body += self.text('<|vision_start|>') + [self.image_pad] * n + self.text('<|vision_end|>')
-    return self.text(f"<|im_start|>{m['role']}\n") + body + [self.im_end] + self.newline, images
-
-# %% ../../nbs/07g_rl.rollout.ipynb #90855f08
-@patch
-def system_ids(self: ChatCodec) -> list[int]:
-    "The system turn's token ids (none without a system prompt)."
-    return self.text(f'<|im_start|>system\n{self.system}<|im_end|>\n') if self.system else []
-
-# %% ../../nbs/07g_rl.rollout.ipynb #96403552
-@patch
-def assistant_header(self: ChatCodec) -> list[int]:
-    "The token ids that open the model's turn."
-    return self.text('<|im_start|>assistant\n')
+__all__ = ['TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs']
 
 # %% ../../nbs/07g_rl.rollout.ipynb #7857a5a4
 @dataclass

@@ -4,178 +4,19 @@
 
 # %% ../../nbs/07h_rl.trainer.ipynb #ba573539
 from __future__ import annotations
-import copy, json, os, random, re, time
+import copy, json, os, random, time
 from pathlib import Path
 import numpy as np
 import torch
 from ..core import MIN_PIXELS, MAX_PIXELS, atomic_write, read_jsonl
 from ..agent.loop import VRAGAgent
-from .grpo import group_advantages, policy_loss, low_var_kl, token_mean, resolve_device
-from .ggpo import ggpo_response_mask
-from .rollout import ChatCodec, TokenRollout, play_group, collate, sequence_logprobs, compute_context
+from .grpo import token_mean
+from .rollout import TokenRollout, play_group, collate, sequence_logprobs
+from .codec import ChatCodec
+from .update import grpo_update, prepare_policy
 
 # %% auto #0
-__all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'grpo_update', 'sft_step', 'train_policy',
-           'plot_policy_metrics']
-
-# %% ../../nbs/07h_rl.trainer.ipynb #45c41004
-# Linear-layer names of the attention and MLP projections (Qwen, Llama, SmolLM2)
-PROJ = ('q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj')
-
-def lora_targets(model, # a transformers LM or VLM
-                ) -> list[str]: # full module names
-    """The language model's attention and MLP projections (never the vision tower's, never the output head): where LoRA
-    goes."""
-    return [
-        n for n, m in model.named_modules()
-        if isinstance(m, torch.nn.Linear) and n.rsplit('.', 1)[-1] in PROJ and 'visual' not in n.split('.')
-    ]
-
-# %% ../../nbs/07h_rl.trainer.ipynb #1a20917c
-def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 or bfloat16
-                   lora: dict | None = None, # peft `LoraConfig` settings (r, lora_alpha, ...); None: full fine-tuning
-                   freeze_vision: bool = True, # full fine-tuning: keep the vision tower frozen
-                   # recompute activations in the backward pass (less memory, ~30% more time)
-                   gradient_checkpointing: bool = False,
-                   # full fine-tuning: train only the top this many language-model layers and the final norm; None: all
-                   trainable_layers: int | None = None,
-                  ): # the model (a peft model with `lora`)
-    """Make a model trainable as a policy: LoRA adapters on the language model, or full fine-tuning (fp32 master
-    weights, vision frozen); raises `ValueError` for float16."""
-    dt = next(model.parameters()).dtype
-    if dt == torch.float16:
-        raise ValueError(
-            'float16 weights need loss scaling, which this trainer does not do: load the policy in bfloat16'
-        )
-    if lora:
-        from peft import LoraConfig, get_peft_model  # peft keeps the adapters in float32 over a bf16 base
-        model = get_peft_model(
-            model,
-            LoraConfig(
-                **{'r': 16, 'lora_alpha': 32, 'lora_dropout': 0.0, **lora, 'target_modules': lora_targets(model)}))
-    else:
-        if dt == torch.bfloat16:  # master weights in fp32, so that small updates land; the passes still compute in bf16
-            model.float(); model.vrag_compute_dtype = torch.bfloat16
-        if freeze_vision:
-            for n, p in model.named_parameters():
-                if 'visual' in n.split('.'): p.requires_grad_(False)
-        if trainable_layers is not None:  # the backward pass then stops at the lowest trained layer
-            layer = lambda n: (
-                int(m[1]) if 'visual' not in n.split('.') and (m := re.search(r'\blayers\.(\d+)\.', n)) else None
-            )
-            top = set(sorted({layer(n) for n, _ in model.named_parameters()} - {None})[-trainable_layers:])
-            final_norm = lambda n: n.endswith('norm.weight') and layer(n) is None and 'visual' not in n.split('.')
-            for n, p in model.named_parameters(): p.requires_grad_(layer(n) in top or final_norm(n))
-    if gradient_checkpointing:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})
-        if lora: model.enable_input_require_grads()
-    return model
-
-# %% ../../nbs/07h_rl.trainer.ipynb #ee9fbf96
-def load_policy(path, # hub id or local dir of a transformers checkpoint
-                device: str = 'auto', # 'auto' (cuda when available), 'cpu', 'cuda', ...
-                dtype: str = 'auto', # 'auto' (bfloat16 on cuda, float32 on cpu), 'bfloat16', 'float32'
-                # the image processor's budget: the agent's (reference.md §3)
-                min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS,
-               ) -> tuple: # (model, tokenizer, image processor or None)
-    """Load a checkpoint: a Qwen-VL-family VLM when its config has a vision part (PIL image processor, no torchvision),
-    else a causal LM."""
-    from transformers import (
-        AutoConfig,
-        AutoModelForCausalLM,
-        AutoModelForImageTextToText,
-        AutoTokenizer,
-        Qwen2VLImageProcessorPil,
-    )
-    dev = resolve_device(device)
-    dt = getattr(torch, dtype) if dtype != 'auto' else (torch.bfloat16 if dev.type == 'cuda' else torch.float32)
-    vlm = hasattr(AutoConfig.from_pretrained(path), 'vision_config')
-    model = (AutoModelForImageTextToText if vlm else AutoModelForCausalLM).from_pretrained(path, dtype=dt).to(dev)
-    return model, AutoTokenizer.from_pretrained(path), (Qwen2VLImageProcessorPil(
-        min_pixels=min_pixels, max_pixels=max_pixels) if vlm else None)
-
-# %% ../../nbs/07h_rl.trainer.ipynb #fac61e03
-def _advantages(rows, dr_grpo=False) -> torch.Tensor:
-    "One GRPO advantage per rollout (CPU)."
-    r = torch.tensor([[x.reward] for x in rows], device='cpu')
-    adv, _ = group_advantages(r, torch.ones_like(r), np.array([x.group for x in rows]),
-                              norm_adv_by_std_in_grpo=not dr_grpo)
-    return adv[:, 0]
-
-# %% ../../nbs/07h_rl.trainer.ipynb #197b4363
-def _loss_mask(r: TokenRollout) -> torch.Tensor:
-    "A rollout's loss mask [T] (CPU) with GGPO's pruned turns zeroed (`ggpo.ggpo_response_mask`)."
-    return ggpo_response_mask(torch.tensor(r.mask, dtype=torch.float, device='cpu'),
-                              torch.tensor(r.turns, device='cpu'), r.pruned)
-
-# %% ../../nbs/07h_rl.trainer.ipynb #d51dc104
-def _ref_logprobs(model, ref, b, codec, temperature=1.0):
-    """Reference log-probs at the sampling temperature (as verl's): a frozen copy's, or the LoRA model's with its
-    adapter disabled; None without either."""
-    with torch.no_grad():
-        if ref is not None: return sequence_logprobs(ref, b, codec, temperature=temperature)[0]
-        if hasattr(model, 'disable_adapter'):
-            with model.disable_adapter(): return sequence_logprobs(model, b, codec, temperature=temperature)[0]
-    return None
-
-# %% ../../nbs/07h_rl.trainer.ipynb #7f578dab
-def _sampling_temperature(rows) -> float:
-    "The temperature every row was sampled at; raises `ValueError` on a mix, or on rows without sampling log-probs."
-    ts = {r.temperature for r in rows}
-    if len(ts) > 1: raise ValueError(f'rollouts sampled at different temperatures {sorted(ts)}: update them separately')
-    if bad := [i for i, r in enumerate(rows) if any(r.mask) and not any(l for l, m in zip(r.logprobs, r.mask) if m)]:
-        raise ValueError(
-            f'rollouts {bad} carry no sampling log-probs (demonstrations?): the ratio needs the sampler\'s'
-        )
-    return ts.pop()
-
-# %% ../../nbs/07h_rl.trainer.ipynb #f121df13
-def grpo_update(model, # the policy (LM, VLM or peft model), on its device
-                rows: list[TokenRollout], # scored rollouts, several per group
-                codec: ChatCodec, # their encoding
-                opt: torch.optim.Optimizer, # over the trainable parameters
-                ref=None, # frozen reference model; None: the adapter disabled (LoRA), or no KL
-                kl_coef: float = 0.01, clip_ratio: float = 0.2, # VRAG-RL: 0.01, 0.2 (reference.md §6)
-                micro_batch: int = 4, # rollouts per forward/backward
-                max_grad_norm: float = 1.0, # gradient clipping
-                dr_grpo: bool = False, # Dr.GRPO: advantages not divided by the group's std
-               ) -> dict: # loss, kl, entropy, clipfrac, grad_norm, logprob_gap, ratio_max, seconds_ref, seconds_update
-    """One GRPO update over whole multi-turn rollouts, ratios against the sampler's log-probs (GGPO when the rows carry
-    `pruned`); raises `ValueError` on rows without them."""
-    p, temp = next(model.parameters()), _sampling_temperature(rows)
-    dev, dt = p.device, p.dtype
-    adv = _advantages(rows, dr_grpo)
-    mbs = [list(range(i, min(i + micro_batch, len(rows)))) for i in range(0, len(rows), micro_batch)]
-    masks = [_loss_mask(r) for r in rows]
-    n = max(sum(float(m.sum()) for m in masks), 1.0)
-    s, t_ref, t_upd, rmax = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0, 0.0
-    model.train(); opt.zero_grad()
-    for mb in mbs:
-        if sum(float(masks[i].sum()) for i in mb) == 0: continue
-        b = collate([rows[i] for i in mb], codec, dev, dt)
-        mask = torch.stack(
-            [torch.nn.functional.pad(masks[i], (0, b['input_ids'].shape[1] - len(masks[i]))) for i in mb]).to(dev)
-        w, t0 = float(mask.sum()) / n, time.perf_counter()
-        ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
-        t1 = time.perf_counter(); t_ref += t1 - t0
-        lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
-        # π_old is the sampler's: the PPO ratio is the importance ratio π_θ / π_sampler, truncated by the clip
-        pg, m = policy_loss(b['old_logprobs'], lp, adv[mb].to(dev)[:, None] * mask, mask, clip_ratio)
-        rmax = max(rmax, float(((lp.detach() - b['old_logprobs']) * (mask > 0)).exp().max()))
-        kl = token_mean(low_var_kl(lp, ref_lp), mask) if ref_lp is not None else torch.zeros((), device=dev)
-        ((pg + kl_coef * kl) * w).backward()
-        t_upd += time.perf_counter() - t1
-        s['pg'] += pg.item() * w
-        s['kl'] += kl.item() * w
-        s['ent'] += token_mean(ent, mask).item() * w
-        s['clip'] += m['clipfrac'] * w
-        s['gap'] += token_mean((lp.detach() - b['old_logprobs']).abs(), mask).item() * w
-    t0 = time.perf_counter()
-    gnorm = torch.nn.utils.clip_grad_norm_([q for q in model.parameters() if q.requires_grad], max_grad_norm)
-    opt.step(); opt.zero_grad(set_to_none=True)
-    return dict(loss=s['pg'] + kl_coef * s['kl'], kl=s['kl'], entropy=s['ent'], clipfrac=s['clip'],
-                grad_norm=float(gnorm), logprob_gap=s['gap'], ratio_max=rmax, seconds_ref=round(t_ref, 3),
-                seconds_update=round(t_upd + time.perf_counter() - t0, 3))
+__all__ = ['sft_step', 'train_policy', 'plot_policy_metrics']
 
 # %% ../../nbs/07h_rl.trainer.ipynb #21dd53a3
 def sft_step(model, # the policy
@@ -287,7 +128,7 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
     reference."""
     if algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {algo!r}")
     if temperature <= 0: raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {temperature}')
-    from vrag_nb.agent.policies import OfflinePolicy
+    from vrag_nb.agent.offline import OfflinePolicy
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
     model = prepare_policy(model, lora, freeze_vision, gradient_checkpointing, trainable_layers)

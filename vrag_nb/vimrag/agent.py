@@ -4,7 +4,7 @@
 
 # %% ../../nbs/05a_vimrag.agent.ipynb #5b17b910
 from __future__ import annotations
-import json, math, re
+import json, math
 from pathlib import Path
 from typing import Callable, Iterator
 from fastcore.basics import patch
@@ -13,43 +13,10 @@ from ..agent.loop import stream_reply, take_reply, stopped_by, policy_failed
 from ..agent.views import View, page_view
 from ..retrieval.video import frame_file, video_info
 from .graph import MemoryGraph, MemoryItem, GraphError, select_visual_memory, VIDEO_MAX
+from .tools import SYSTEM, parse_tool_calls
 
 # %% auto #0
-__all__ = ['TOOL_NAMES', 'SYSTEM', 'parse_tool_calls', 'chunk_times', 'VimRAGAgent', 'OfflineVimRAGPolicy']
-
-# %% ../../nbs/05a_vimrag.agent.ipynb #02e02c8d
-TOOL_NAMES = ('add_search_node', 'summarize_and_memorize', 'add_answer_node')
-SYSTEM = (
-    "You answer questions about a document collection by building a memory graph with tools. Call exactly one tool per "
-    "turn as <tool_call>{\"name\": ..., \"arguments\": {...}}</tool_call>:\n"
-    "- add_search_node {id: short unique title, parent_ids: [ids it builds on, 'root' first], query: a new query};\n"
-    "- summarize_and_memorize {summarize: what the results say, memorize: [{information_id: 'Picture n' | 'Text n' | "
-    "'Video n', "
-    "is_useful: true|false, key_timestamp: [seconds], priority_score: 1..5}] for every returned item};\n"
-    "- add_answer_node {parent_ids: [ids], answer: short answer}.\nThink inside <think></think> first."
-)
-
-def parse_tool_calls(text: str, # the model's reply
-                    ) -> tuple[str, str, list[dict], list[str]]: # (think, content outside tags, calls, errors)
-    "Find `<tool_call>` blocks and parse each leniently; calls are {'name', 'arguments'}, problems are messages."
-    import json_repair
-    if not isinstance(text, str): return '', '', [], [f'reply is not text ({type(text).__name__})']
-    think = '\n'.join(t.strip() for t in re.findall(r'<think>(.*?)(?:</think>|$)', text, re.S)).strip()
-    body = re.sub(r'<think>.*?(?:</think>|$)', ' ', text, flags=re.S)
-    blocks = re.findall(r'<tool_call>(.*?)(?:</tool_call>|$)', body, re.S)
-    content = re.sub(r'<tool_call>.*?(?:</tool_call>|$)', ' ', body, flags=re.S).strip()
-    calls, errors = [], []
-    for b in blocks:
-        obj = json_repair.loads(b.strip()) if b.strip() else None
-        if not isinstance(obj, dict): errors.append(f'tool call is not a JSON object: {b.strip()[:80]!r}'); continue
-        name, args = obj.get('name'), obj.get('arguments', {})
-        if isinstance(args, str): args = json_repair.loads(args)
-        if name not in TOOL_NAMES: errors.append(f'unknown tool {name!r}: use one of {", ".join(TOOL_NAMES)}'); continue
-        if not isinstance(args, dict): errors.append(f'arguments of {name} must be an object'); continue
-        calls.append({'name': name, 'arguments': args})
-    if not blocks:
-        errors.append('no tool call: end your reply with <tool_call>{"name": ..., "arguments": {...}}</tool_call>')
-    return think, content, calls, errors
+__all__ = ['chunk_times', 'VimRAGAgent']
 
 # %% ../../nbs/05a_vimrag.agent.ipynb #6668ca8c
 def _view_of(path, doc, page, max_pixels) -> View:
@@ -275,53 +242,3 @@ def run(self: VimRAGAgent,
         self.trajectory = trajectory(); raise
     self.trajectory = trajectory()
     yield {'event': 'done', 'trajectory': self.trajectory}
-
-# %% ../../nbs/05a_vimrag.agent.ipynb #6333c77a
-class OfflineVimRAGPolicy:
-    """Offline VimRAG baseline, not a VLM: search with the question, keep the top result, answer from its best text
-    block."""
-    def __init__(self, pages: list[Page], # corpus pages (for text blocks)
-                 embedder=None, # MiniLM-style embedder; default `MiniLMEmbedder()`
-                 answerer='auto', # as for `OfflinePolicy`: 'auto' (SmolLM2 if installed), a callable, or None
-                ):
-        from vrag_nb.agent.policies import OfflinePolicy
-        self.base = OfflinePolicy(pages, embedder, answerer)
-
-# %% ../../nbs/05a_vimrag.agent.ipynb #10083c0f
-@patch
-def __call__(self: OfflineVimRAGPolicy, messages: list[dict], # the context `VimRAGAgent.context` built
-            ) -> str:
-    "The next tool call, as a model would write it."
-    text = '\n'.join(c['text'] for c in messages[1]['content'] if c['type'] == 'text')
-    graph = json.loads(text.split('Memory graph:\n', 1)[1].split('\n', 1)[0])
-    q = graph[0]['query']
-    shown = re.findall(r'((?:Picture|Video) \d+) \((.+?) p\.(\d+)[,)]',
-                       text.split('memorize every item:', 1)[1]) if 'memorize every item:' in text else []
-    call = lambda name, **a: (
-        f'<tool_call>{json.dumps({"name": name, "arguments": a}, ensure_ascii=False)}</tool_call>'
-    )
-    if shown:
-        page = self.base.pages.get((shown[0][1], int(shown[0][2])))
-        block = self.base.best_block(q, page) if page else None
-        return f'<think>{shown[0][0]} looks most relevant.</think>' + call(
-            'summarize_and_memorize',
-            summarize=' '.join((block[4] if block else (page.text[:300] if page else '')).split()),
-            memorize=[self._verdict(i, d, n, k == 0) for k, (i, d, n) in enumerate(shown)],
-        )
-    searches = [n for n in graph if n['type'] == 'search']
-    if not searches:
-        return '<think>I need to search.</think>' + call('add_search_node', id='search 1', parent_ids=['root'],
-                                                         query=q)
-    last = searches[-1]
-    return '<think>The memorised page should hold the answer.</think>' + call(
-        'add_answer_node', parent_ids=[last['id']], answer=self.base.answer(q, last['summary']))
-
-# %% ../../nbs/05a_vimrag.agent.ipynb #38a1b04a
-@patch
-def _verdict(self: OfflineVimRAGPolicy, info_id, doc, num, useful) -> dict:
-    "Keep the top result (priority 5), drop the rest; a video is remembered by its middle frame."
-    v = {'information_id': info_id, 'is_useful': useful, 'priority_score': 5 if useful else 1}
-    page = self.base.pages.get((doc, int(num)))
-    if info_id.startswith('Video') and page is not None:
-        v['key_timestamp'] = [round((page.end - page.start) / 2, 2)]
-    return v

@@ -6,7 +6,6 @@
 from __future__ import annotations
 import json, math
 from dataclasses import dataclass, field, asdict
-from pathlib import Path
 import networkx as nx
 from fastcore.basics import patch
 

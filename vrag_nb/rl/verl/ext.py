@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 import numpy as np
 import torch
-from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY, register_adv_est, get_adv_estimator_fn
+from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY, register_adv_est
 from ..grpo import group_advantages
-from ..ggpo import ggpo_response_mask  # defined with GGPO (07b), which needs no verl
 
 # %% auto #0
 __all__ = ['PRESETS', 'compute_ggpo_outcome_advantage', 'register', 'verl_overrides', 'launch_script', 'to_verl_parquet']

@@ -21,7 +21,7 @@ __all__ = ['VRAGTool', 'SearchTool', 'CropTool', 'tool_config']
 
 # %% ../../../nbs/07d_rl.verl.tools.ipynb #6af23ea7
 # lives with the rollouts (07g_rl.rollout), which need no verl; kept importable from here
-from ..rollout import view_text
+from ..codec import view_text
 
 # %% ../../../nbs/07d_rl.verl.tools.ipynb #fa9e9ff2
 @functools.lru_cache(maxsize=8)
