@@ -172,6 +172,35 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
               file=sys.stderr)
     print(f'results in {Path(out)/"results.json"}, {Path(out)/"results.csv"}, {Path(out)/"results.png"}')
 
+# %% ../../nbs/09a_cli.agent.ipynb #clie01
+def _eval_retrieval(idx, # the loaded index
+                    exs: list[dict], top_k: int, # the questions; pages retrieved per question
+                    out: str | None, # a JSON file for the full results (the plot beside it), or None
+                    json: bool, # print one JSON object instead of the table
+                   ):
+    "`vrag_eval` without --agent: recall@k, MRR and NDCG of the index's methods side by side, its default first."
+    missing = {p for e in exs for p in gold_pages(e)} - {p.pid for p in idx.pages}
+    if missing:
+        print(f'warning: {len(missing)} gold pages are not in the index (e.g. {sorted(missing)[0]})', file=sys.stderr)
+    default = idx.meta['method']
+    runs = {m: evaluate_retrieval(idx, exs, top_k, m)
+            for m in (default, *[m for m in ('dense', 'bm25', 'hybrid') if m != default])}
+    summary = lambda r: {k: v for k, v in r.items() if k != 'rows'}
+    res = {**summary(runs[default]), 'method': default, 'embedder': idx.meta['embedder'],
+           'methods': {m: summary(r) for m, r in runs.items()}}
+    if out:
+        out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(js.dumps({**res, 'rows': {m: r['rows'] for m, r in runs.items()}}, indent=1))
+        plot_retrieval(runs, out.with_suffix('.png'))
+    if json: print(js.dumps(res)); return
+    print(f"{idx.meta['embedder']} index, {res['n']} questions (default method: {default})")
+    print(f"{'method':8s} {'questions':10s} {'recall@1':>9s} {'recall@5':>9s} {'mrr@10':>9s} {'ndcg@5':>9s} {'n':>4s}")
+    for m, r in runs.items():
+        for name, x in [('all', r), *r['by_type'].items()]:
+            print(f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} "
+                  f"{x['ndcg@5']:9.3f} {x['n']:4d}")
+    if out: print(f'results in {out}, plot in {out.with_suffix(".png")}')
+
 # %% ../../nbs/09a_cli.agent.ipynb #07607043
 @call_parse
 def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
@@ -201,31 +230,4 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
     if agent:
         return _eval_agent(idx, exs, out or 'eval_results', modes, base_url, model, api_key, judge_url, judge_model,
                            workers, max_steps, json)
-    missing = {p for e in exs for p in gold_pages(e)} - {p.pid for p in idx.pages}
-    if missing:
-        print(f'warning: {len(missing)} gold pages are not in the index (e.g. {sorted(missing)[0]})', file=sys.stderr)
-    default = idx.meta['method']
-    runs = {
-        m: evaluate_retrieval(idx, exs, top_k, m)
-        for m in (default, *[m for m in ('dense', 'bm25', 'hybrid') if m != default])
-    }
-    summary = lambda r: {k: v for k, v in r.items() if k != 'rows'}
-    res = {
-        **summary(runs[default]), 'method': default, 'embedder': idx.meta['embedder'],
-        'methods': {m: summary(r)
-                    for m, r in runs.items()}
-    }
-    if out:
-        out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(js.dumps({**res, 'rows': {m: r['rows'] for m, r in runs.items()}}, indent=1))
-        plot_retrieval(runs, out.with_suffix('.png'))
-    if json: print(js.dumps(res)); return
-    print(f"{idx.meta['embedder']} index, {res['n']} questions (default method: {default})")
-    print(f"{'method':8s} {'questions':10s} {'recall@1':>9s} {'recall@5':>9s} {'mrr@10':>9s} {'ndcg@5':>9s} {'n':>4s}")
-    for m, r in runs.items():
-        for name, x in [('all', r), *r['by_type'].items()]:
-            print(
-                f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} {x['ndcg@5']:9.3f} "
-                f"{x['n']:4d}"
-            )
-    if out: print(f'results in {out}, plot in {out.with_suffix(".png")}')
+    _eval_retrieval(idx, exs, top_k, out, json)

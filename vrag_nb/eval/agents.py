@@ -72,6 +72,56 @@ def _file_name(uid: str) -> str:
     safe = re.sub(r'[^\w.-]+', '_', str(uid))[:100]
     return safe if safe == str(uid) else f'{safe}-{hashlib.sha1(str(uid).encode()).hexdigest()[:8]}'
 
+# %% ../../nbs/08a_eval.agents.ipynb #evag01
+def _cache_key(index, mode: str, policy_name: str, judge, max_steps: int, # as `evaluate_agent`'s
+              ) -> str: # 12 hex digits
+    "Names the settings a cached row was made under (baseline, policy, judge, step budget, index); others run again."
+    return hashlib.sha1(json.dumps([mode, policy_name, judge.name, max_steps, index.meta.get('embedder'),
+                                    index.meta.get('count')]).encode()).hexdigest()[:12]
+
+# %% ../../nbs/08a_eval.agents.ipynb #evag02
+def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not cached yet; the baseline
+              policy, judge, key: str, max_steps: int, # who answers (`_Stoppable`), who judges, the cache key, budget
+              out_dir: Path, workers: int, progress: bool, # as `evaluate_agent`'s
+              done: dict, failed: list, # get each row, by uid, and each failure
+              stop: threading.Event, # set on Ctrl-C: the questions in flight stop at their next model call
+             ):
+    "Run questions through one baseline, `workers` at a time, appending each row to `<mode>.jsonl` once it is scored."
+    from vrag_nb.agent.events import save_trajectory
+    pages, traj_dir = {(p.doc, p.page): p for p in getattr(index, 'pages', [])}, out_dir/'trajectories'/mode
+    traj_dir.mkdir(parents=True, exist_ok=True)
+    def one(e):
+        t0 = time.time()
+        traj = run_question(index, e['query'], mode, policy, max_steps)
+        # finished or not: what the model did, to read
+        save_trajectory(traj, traj_dir/f"{_file_name(e['uid'])}.json")
+        if not traj['finished']: raise _Unfinished(traj['error'])
+        return {**score_row(traj, e, judge, pages), 'seconds': round(time.time() - t0, 3), 'key': key}
+    def record(fut, e):
+        x = None if fut.cancelled() else fut.exception()
+        if fut.cancelled(): err = 'interrupted (Ctrl-C) before it started'
+        elif x is None:
+            row = fut.result(); f.write(json.dumps(row, ensure_ascii=False) + '\n'); f.flush(); os.fsync(f.fileno())
+            done[e['uid']] = row; return
+        else: err = str(x) if isinstance(x, _Unfinished) else f'{type(x).__name__}: {x}'
+        failed.append({'uid': e['uid'], 'mode': mode, 'error': err})
+        print(f'{mode} {e["uid"]}: failed, skipped ({err})', file=sys.stderr)
+    with ThreadPoolExecutor(max(1, workers)) as ex, open(out_dir/f'{mode}.jsonl', 'a') as f:
+        futs, recorded = {ex.submit(one, e): e for e in todo}, set()
+        try:
+            for fut in tqdm(as_completed(futs), total=len(futs), desc=mode, disable=not progress):
+                record(fut, futs[fut])
+                recorded.add(fut)
+        # stop the questions in flight at their next model call, keep everything done so far
+        except KeyboardInterrupt:
+            stop.set()
+            print('interrupted: finishing the model calls in flight, then saving (Ctrl-C again quits at once)',
+                  file=sys.stderr)
+            for fut in futs: fut.cancel()
+            wait(futs)
+            for fut in futs:
+                if fut not in recorded: record(fut, futs[fut])
+
 # %% ../../nbs/08a_eval.agents.ipynb #ab9b36e3
 def evaluate_agent(index, # a `PageIndex`
                    examples: list[dict], # unified-format examples (`eval.load_qa`), unique uids
@@ -89,7 +139,6 @@ def evaluate_agent(index, # a `PageIndex`
                   ) -> dict:
     """Run the baselines over the examples, resumably; write each run's trajectory, results.json, results.csv and
     results.png to `out_dir`; on Ctrl-C, save what is done and raise `KeyboardInterrupt`."""
-    from vrag_nb.agent.events import save_trajectory
     out_dir, judge = Path(out_dir), judge or ANLSJudge(contains=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     uids = [e['uid'] for e in examples]
@@ -97,60 +146,21 @@ def evaluate_agent(index, # a `PageIndex`
         raise ValueError(f'example uids must be unique; repeated: {sorted({u for u in uids if uids.count(u) > 1})[:5]}')
     policy_for = policy_for or (lambda m: make_policy(index, mode=m))
     all_rows, failed, stop = {}, [], threading.Event()
-    pages = {(p.doc, p.page): p for p in getattr(index, 'pages', [])}
     for mode in modes:
         if stop.is_set(): break
-        key = hashlib.sha1(
-            json.dumps([mode, policy_name, judge.name, max_steps,
-                        index.meta.get('embedder'),
-                        index.meta.get('count')]).encode()).hexdigest()[:12]
-        cache, traj_dir = out_dir/f'{mode}.jsonl', out_dir/'trajectories'/mode
-        done = _load_rows(cache, key)
+        key = _cache_key(index, mode, policy_name, judge, max_steps)
+        done = _load_rows(out_dir/f'{mode}.jsonl', key)
         todo = [e for e in examples if e['uid'] not in done]
-        policy = _Stoppable(policy_for(mode), stop) if todo else None
-        if todo: traj_dir.mkdir(parents=True, exist_ok=True)
-        def one(e):
-            t0 = time.time()
-            traj = run_question(index, e['query'], mode, policy, max_steps)
-            # finished or not: what the model did, to read
-            save_trajectory(traj, traj_dir/f"{_file_name(e['uid'])}.json")
-            if not traj['finished']: raise _Unfinished(traj['error'])
-            return {**score_row(traj, e, judge, pages), 'seconds': round(time.time() - t0, 3), 'key': key}
-        def record(fut, e):
-            x = None if fut.cancelled() else fut.exception()
-            if fut.cancelled(): err = 'interrupted (Ctrl-C) before it started'
-            elif x is None:
-                row = fut.result(); f.write(json.dumps(row, ensure_ascii=False) + '\n'); f.flush(); os.fsync(f.fileno())
-                done[e['uid']] = row; return
-            else: err = str(x) if isinstance(x, _Unfinished) else f'{type(x).__name__}: {x}'
-            failed.append({'uid': e['uid'], 'mode': mode, 'error': err})
-            print(f'{mode} {e["uid"]}: failed, skipped ({err})', file=sys.stderr)
-        with ThreadPoolExecutor(max(1, workers)) as ex, open(cache, 'a') as f:
-            futs, recorded = {ex.submit(one, e): e for e in todo}, set()
-            try:
-                for fut in tqdm(as_completed(futs), total=len(futs), desc=mode, disable=not progress):
-                    record(fut, futs[fut])
-                    recorded.add(fut)
-            # stop the questions in flight at their next model call, keep everything done so far
-            except KeyboardInterrupt:
-                stop.set()
-                print('interrupted: finishing the model calls in flight, then saving (Ctrl-C again quits at once)',
-                      file=sys.stderr)
-                for fut in futs: fut.cancel()
-                wait(futs)
-                for fut in futs:
-                    if fut not in recorded: record(fut, futs[fut])
+        if todo:
+            _run_mode(index, todo, mode, _Stoppable(policy_for(mode), stop), judge, key, max_steps, out_dir, workers,
+                      progress, done, failed, stop)
         all_rows[mode] = [done[u] for u in uids if u in done]
-    res = {
-        'judge': judge.name, 'policy': policy_name, 'max_steps': max_steps, 'n_examples': len(examples),
-        'failed': failed, 'interrupted': stop.is_set(), 'modes': {}
-    }
+    res = {'judge': judge.name, 'policy': policy_name, 'max_steps': max_steps, 'n_examples': len(examples),
+           'failed': failed, 'interrupted': stop.is_set(), 'modes': {}}
     for mode, rows in all_rows.items():
         types = sorted({r['query_type'] for r in rows})
-        res['modes'][mode] = {
-            'all': summarize(rows), 'by_type': {t: summarize([r for r in rows if r['query_type'] == t])
-                                                for t in types}
-        }
+        res['modes'][mode] = {'all': summarize(rows),
+                              'by_type': {t: summarize([r for r in rows if r['query_type'] == t]) for t in types}}
     write_results(res, out_dir)
     if stop.is_set(): raise KeyboardInterrupt(f'evaluation interrupted: results so far in {out_dir}')
     return res

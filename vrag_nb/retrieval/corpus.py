@@ -149,6 +149,69 @@ def load_pages(corpus_dir: str | Path) -> list[Page]:
         raise FileNotFoundError(f"no pages.jsonl in {corpus_dir}: build the corpus first (vrag_index SRC --out DIR)")
     return [Page.from_dict(d) for d in read_jsonl(path)]
 
+# %% ../../nbs/01_retrieval.corpus.ipynb #crp01
+def _plan(files: list[Path], # the documents found (`find_sources`)
+          out_dir: Path, # the corpus dir
+          rep: CorpusReport, # gets the files skipped and the documents resumed
+          dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames, # as `build_corpus`'s
+         ) -> tuple: # (seen: document name -> path, todo: name -> [(function, args, pages)])
+    "Name each document, skip duplicates and unreadable files, resume finished ones, cut the rest into rendering tasks."
+    done_dir, seen, todo = out_dir/'pages'/'.done', {}, {}
+    for path in files:
+        is_img = path.suffix.lower() in IMAGE_EXTS
+        key = '{}_{}'.format(*_image_doc(path)) if is_img else path.stem
+        if key in seen: rep.skipped.append((str(path), f'duplicate document name {key!r} (also {seen[key]})')); continue
+        seen[key] = path
+        if (done_dir/f'{key}.jsonl').exists(): rep.resumed.append(key); continue
+        if is_img: todo[key] = [(_ingest_image, (str(path), str(out_dir), quality, ocr), 1)]; continue
+        if path.suffix.lower() in VIDEO_EXTS:
+            try: n = math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6)
+            except VideoError as e: rep.skipped.append((str(path), str(e))); continue
+            todo[key] = [(_ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames), n)]
+            continue
+        try: n = _open_pdf(path).page_count
+        except SkipFile as e: rep.skipped.append((str(path), str(e))); continue
+        todo[key] = [(_render_range, (str(path), s, min(s + chunk, n), str(out_dir), dpi, quality, ocr, min_chars),
+                      min(chunk, n - s)) for s in range(0, n, chunk)]
+    return seen, todo
+
+# %% ../../nbs/01_retrieval.corpus.ipynb #crp02
+def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
+            done_dir: Path, # gets one manifest per document, `<name>.jsonl`, once all its pages are in
+            rep: CorpusReport, # gets the files that failed
+            workers: int | None, progress: bool, # as `build_corpus`'s
+           ):
+    "Run the rendering tasks in this process or in a pool of processes (falling back to this one if the pool dies)."
+    results = {key: [] for key in todo}
+    tasks = [(key, *t) for key, ts in todo.items() for t in ts]
+    # spawning costs ~1 s
+    if workers is None: workers = min(8, os.cpu_count() or 1) if sum(t[3] for t in tasks) >= 32 else 1
+    with tqdm(total=sum(t[3] for t in tasks), desc='corpus', unit='page', disable=not progress) as bar:
+        def finish(key, pages):
+            results[key].append(pages); bar.update(len(pages))
+            if len(results[key]) == len(todo[key]):  # the document is complete: record it
+                rows = sorted((p for ps in results[key] for p in ps), key=lambda p: p['page'])
+                write_jsonl(done_dir/f'{key}.jsonl', rows)
+        def run_here(key, fn, args):
+            try: finish(key, fn(*args))
+            except SkipFile as e: rep.skipped.append((args[0], str(e)))
+        if workers == 1 or len(tasks) <= 1:
+            for key, fn, args, _ in tasks: run_here(key, fn, args)
+            return
+        # workers import the task functions from the package, not from __main__
+        import vrag_nb.retrieval.corpus as mod
+        ex, retry = _pool(workers), []
+        futs = {ex.submit(getattr(mod, fn.__name__), *args): (key, fn, args) for key, fn, args, _ in tasks}
+        for f in as_completed(futs):
+            key, fn, args = futs[f]
+            try: finish(key, f.result())
+            except SkipFile as e: rep.skipped.append((args[0], str(e)))
+            except BrokenProcessPool: retry.append((key, fn, args))  # workers could not start or died
+            except Exception as e: rep.skipped.append((args[0], f'failed while rendering ({type(e).__name__}: {e})'))
+        if retry:
+            print(f'rendering processes failed; rendering {len(retry)} tasks in this process instead', file=sys.stderr)
+        for key, fn, args in retry: run_here(key, fn, args)
+
 # %% ../../nbs/01_retrieval.corpus.ipynb #444e42f3
 def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video files, or folders of them
                  out_dir: str | Path, # corpus dir: gets `pages/` and `pages.jsonl`
@@ -172,57 +235,12 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
     done_dir.mkdir(parents=True, exist_ok=True)
     pymupdf.TOOLS.mupdf_display_errors(False)
     files, skipped = find_sources(sources)
-    rep, seen, todo = CorpusReport(out_dir, skipped=skipped), {}, {}
-    for path in files:  # validate, resume, and plan tasks: (key, function, args)
-        is_img = path.suffix.lower() in IMAGE_EXTS
-        key = '{}_{}'.format(*_image_doc(path)) if is_img else path.stem
-        if key in seen: rep.skipped.append((str(path), f'duplicate document name {key!r} (also {seen[key]})')); continue
-        seen[key] = path
-        if (done_dir/f'{key}.jsonl').exists(): rep.resumed.append(key); continue
-        if is_img: todo[key] = [(_ingest_image, (str(path), str(out_dir), quality, ocr), 1)]; continue
-        if path.suffix.lower() in VIDEO_EXTS:
-            try: n = math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6)
-            except VideoError as e: rep.skipped.append((str(path), str(e))); continue
-            todo[key] = [(_ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames), n)]
-            continue
-        try: n = _open_pdf(path).page_count
-        except SkipFile as e: rep.skipped.append((str(path), str(e))); continue
-        todo[key] = [(_render_range, (str(path), s, min(s + chunk, n), str(out_dir), dpi, quality, ocr, min_chars),
-                      min(chunk, n - s)) for s in range(0, n, chunk)]
-    results = {key: [] for key in todo}
-    tasks = [(key, *t) for key, ts in todo.items() for t in ts]
-    # spawning costs ~1 s
-    if workers is None: workers = min(8, os.cpu_count() or 1) if sum(t[3] for t in tasks) >= 32 else 1
-    with tqdm(total=sum(t[3] for t in tasks), desc='corpus', unit='page', disable=not progress) as bar:
-        def finish(key, pages):
-            results[key].append(pages); bar.update(len(pages))
-            if len(results[key]) == len(todo[key]):  # the document is complete: record it
-                rows = sorted((p for ps in results[key] for p in ps), key=lambda p: p['page'])
-                write_jsonl(done_dir/f'{key}.jsonl', rows)
-        def run_here(key, fn, args):
-            try: finish(key, fn(*args))
-            except SkipFile as e: rep.skipped.append((args[0], str(e)))
-        if workers == 1 or len(tasks) <= 1:
-            for key, fn, args, _ in tasks: run_here(key, fn, args)
-        else:
-            # workers import the task functions from the package, not from __main__
-            import vrag_nb.retrieval.corpus as mod
-            ex, retry = _pool(workers), []
-            futs = {ex.submit(getattr(mod, fn.__name__), *args): (key, fn, args) for key, fn, args, _ in tasks}
-            for f in as_completed(futs):
-                key, fn, args = futs[f]
-                try: finish(key, f.result())
-                except SkipFile as e: rep.skipped.append((args[0], str(e)))
-                except BrokenProcessPool: retry.append((key, fn, args))  # workers could not start or died
-                except Exception as e:
-                    rep.skipped.append((args[0], f'failed while rendering ({type(e).__name__}: {e})'))
-            if retry:
-                print(f'rendering processes failed; rendering {len(retry)} tasks in this process instead',
-                      file=sys.stderr)
-            for key, fn, args in retry: run_here(key, fn, args)
+    rep = CorpusReport(out_dir, skipped=skipped)
+    seen, todo = _plan(files, out_dir, rep, dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames)
+    _render(todo, done_dir, rep, workers, progress)
     for key in seen:  # every complete document, in source order
-        if (done_dir / f'{key}.jsonl').exists():
-            rep.pages += [Page.from_dict(d) for d in read_jsonl(done_dir / f'{key}.jsonl')]
+        if (done_dir/f'{key}.jsonl').exists():
+            rep.pages += [Page.from_dict(d) for d in read_jsonl(done_dir/f'{key}.jsonl')]
     if pages_file: write_jsonl(out_dir/pages_file, [p.to_dict() for p in rep.pages])
     for path, why in rep.skipped: print(f'skipped {path}: {why}', file=sys.stderr)
     return rep

@@ -9,16 +9,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
 import faiss
-from tqdm.auto import tqdm
 import vrag_nb
-from ..core import Page, Hit, atomic_write
+from ..core import Page, Hit
 from .corpus import load_pages
-from .embed import Embedder, MiniLMEmbedder, embed_batch
+from .embed import Embedder, MiniLMEmbedder
 from .static import StaticEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
 from .ann import KINDS, choose_kind, make_index, to_gpu
-from .store import commit_files, roll_forward, load_shards, npz_bytes
-from .store import pages_hash, index_files, absolute_paths
+from .store import commit_files, roll_forward
+from .store import pages_hash, index_files, absolute_paths, embed_resumable
 from fastcore.basics import patch
 from .documents import IndexDocuments
 
@@ -95,43 +94,16 @@ def build(cls: PageIndex,
     if kind not in ('auto', *KINDS): raise ValueError(f"kind must be 'auto' or one of {KINDS}, got {kind!r}")
     pages = absolute_paths(load_pages(path), path)  # embedders that read images get paths they can open
     if not pages: raise ValueError(f"{path}/pages.jsonl has no pages: nothing to index")
-    ckpt, phash = path/'ckpt', pages_hash(pages)
-    state = dict(embedder=embedder.name, dim=embedder.dim, pages_hash=phash, batch_size=batch_size)
-    if (ckpt/'state.json').exists() and json.loads((ckpt/'state.json').read_text()) != state:
-        print(f"checkpoint in {ckpt} is for another corpus, embedder or batch size: starting over")
-        for f in ckpt.glob('vec_*.np*'): f.unlink()
-    atomic_write(ckpt/'state.json', json.dumps(state))
-    shards = load_shards(ckpt, len(pages), embedder.dim)
-    done = int(shards[-1][1].max()) + 1 if shards else 0
-    pending, start = [], done
-    with tqdm(total=len(pages), initial=done, desc='embed', unit='page', disable=not progress) as bar:
-        for s in range(done, len(pages), batch_size):
-            batch = pages[s:s + batch_size]
-            pending.append(embed_batch(embedder, batch, s)); bar.update(len(batch))
-            end = s + len(batch)
-            if end - start >= checkpoint_every or end == len(pages):
-                v, o = np.concatenate([p[0] for p in pending]), np.concatenate([p[1] for p in pending])
-                atomic_write(ckpt/f'vec_{start:08d}_{end:08d}.npz', npz_bytes(vecs=v, owner=o))
-                shards.append((v, o)); pending, start = [], end
-    vecs, owner = np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])
+    ckpt = path/'ckpt'
+    vecs, owner = embed_resumable(ckpt, pages, embedder, batch_size, checkpoint_every, progress)
     kind = choose_kind(len(pages), len(vecs)) if kind == 'auto' else kind
     index = make_index(vecs, kind)
     bm25 = BM25Pages.build([p.text for p in pages])
-    meta = dict(
-        embedder=embedder.name,
-        dim=embedder.dim,
-        kind=kind,
-        metric='inner_product',
-        count=len(pages),
-        vectors=int(index.ntotal),
-        passages=hasattr(embedder, 'embed_passages'),
-        multi_vector=bool(getattr(embedder, 'multi_vector', False)),
-        method=method,
-        fusion=default_fusion(embedder),
-        created=datetime.now(timezone.utc).isoformat(timespec='seconds'),
-        version=vrag_nb.__version__,
-        pages_hash=phash,
-    )
+    meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages),
+                vectors=int(index.ntotal), passages=hasattr(embedder, 'embed_passages'),
+                multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method,
+                fusion=default_fusion(embedder), created=datetime.now(timezone.utc).isoformat(timespec='seconds'),
+                version=vrag_nb.__version__, pages_hash=pages_hash(pages))
     commit_files(path, index_files(index, owner, bm25, meta))
     shutil.rmtree(ckpt, ignore_errors=True)
     return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)

@@ -12,7 +12,8 @@ from ..core import Page, atomic_write
 from .sparse import BM25Pages
 
 # %% auto #0
-__all__ = ['STAGE', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards', 'pages_hash', 'index_files', 'absolute_paths']
+__all__ = ['STAGE', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards', 'pages_hash', 'index_files', 'absolute_paths',
+           'embed_resumable']
 
 # %% ../../nbs/02e_retrieval.store.ipynb #446eae40
 STAGE = '.staging'
@@ -100,3 +101,34 @@ def absolute_paths(pages: list[Page], # pages as stored in pages.jsonl (paths re
         if not Path(p.image).is_absolute(): p.image = str((root/p.image).resolve())
         if p.video and not Path(p.video).is_absolute(): p.video = str((root/p.video).resolve())
     return pages
+
+# %% ../../nbs/02e_retrieval.store.ipynb #sto04
+def embed_resumable(ckpt: Path, # checkpoint dir: state.json and the `vec_<start>_<end>.npz` shards
+                    pages: list[Page], # the corpus, in index order
+                    embedder, # an `Embedder` (`02_retrieval.embed`): name, dim, embed_pages
+                    batch_size: int = 64, # pages per embedding call
+                    checkpoint_every: int = 256, # write a shard once at least this many new pages are embedded
+                    progress: bool = True, # tqdm bar (pages)
+                   ) -> tuple: # (vectors float32 (n, dim), owner int64 (n,): the corpus position of each vector's page)
+    """Embed the pages in batches, a shard every `checkpoint_every` pages; a rerun resumes after the last usable shard,
+    and starts over when the corpus, embedder or batch size changed."""
+    from tqdm.auto import tqdm
+    from vrag_nb.retrieval.embed import embed_batch
+    state = dict(embedder=embedder.name, dim=embedder.dim, pages_hash=pages_hash(pages), batch_size=batch_size)
+    if (ckpt/'state.json').exists() and json.loads((ckpt/'state.json').read_text()) != state:
+        print(f"checkpoint in {ckpt} is for another corpus, embedder or batch size: starting over")
+        for f in ckpt.glob('vec_*.np*'): f.unlink()
+    atomic_write(ckpt/'state.json', json.dumps(state))
+    shards = load_shards(ckpt, len(pages), embedder.dim)
+    done = int(shards[-1][1].max()) + 1 if shards else 0
+    pending, start = [], done
+    with tqdm(total=len(pages), initial=done, desc='embed', unit='page', disable=not progress) as bar:
+        for s in range(done, len(pages), batch_size):
+            batch = pages[s:s + batch_size]
+            pending.append(embed_batch(embedder, batch, s)); bar.update(len(batch))
+            end = s + len(batch)
+            if end - start >= checkpoint_every or end == len(pages):
+                v, o = np.concatenate([p[0] for p in pending]), np.concatenate([p[1] for p in pending])
+                atomic_write(ckpt/f'vec_{start:08d}_{end:08d}.npz', npz_bytes(vecs=v, owner=o))
+                shards.append((v, o)); pending, start = [], end
+    return np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])

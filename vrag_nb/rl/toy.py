@@ -151,6 +151,19 @@ def _pad(seqs, pad=PAD, device=None):
     T = max(map(len, seqs))
     return torch.tensor([s + [pad] * (T - len(s)) for s in seqs], device=device)
 
+# %% ../../nbs/07a_rl.toy.ipynb #toyfin01
+def _finish(run: dict, # one rollout as `collect` plays it: its example, episode and `Rollout`
+            env: ToyEnv,
+           ) -> dict: # the info `collect` returns for it: trajectory, memory graph, pages retrieved, correct, score
+    "Score a finished rollout, and give each model turn its node in the memory graph GGPO prunes with (07b_rl.ggpo)."
+    s, traj = env.score(run['ep'], run['ex']), run['ep'].trajectory()
+    run['ro'].reward = s['score']
+    # a search node per page shown, the answer under the pages holding it
+    turns, graph, retrieved = vrag_turns(traj, {p.pid: p.text for p in env.index.pages})
+    it = iter(turns)
+    run['ro'].nodes = [next(it) if kind == 'model' else None for kind, _ in run['ro'].segments]
+    return dict(trajectory=traj, graph=graph, retrieved=retrieved, correct=s['r_ans'] > 0, score=s)
+
 # %% ../../nbs/07a_rl.toy.ipynb #a7b61ca6
 @torch.no_grad()
 def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
@@ -163,17 +176,8 @@ def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
     """Roll out `group_size` episodes per example on the policy's device; the group id of each rollout is its example's
     uid."""
     dev = next(policy.parameters()).device
-    runs = [
-        dict(
-            ex=e,
-            ep=env.start(e['query']),
-            ro=Rollout(prompt_tokens(e['query']), [], 0.0, e['uid']),
-            seq=prompt_tokens(e['query']),
-            lp=[],
-        )
-        for e in examples
-        for _ in range(group_size)
-    ]
+    runs = [dict(ex=e, ep=env.start(e['query']), ro=Rollout(prompt_tokens(e['query']), [], 0.0, e['uid']),
+                 seq=prompt_tokens(e['query']), lp=[]) for e in examples for _ in range(group_size)]
     for turn in range(env.max_turns):
         live = [r for r in runs if not r['ep'].done]
         if not live: break
@@ -197,17 +201,7 @@ def collect(policy: TinyPolicy, env: ToyEnv, # the policy and the environment
                 r['ro'].segments.append(('obs', obs))
                 r['ro'].nodes.append(None)
                 r['seq'] += obs
-    infos, texts = [], {p.pid: p.text for p in env.index.pages}
-    for r in runs:
-        s, traj = env.score(r['ep'], r['ex']), r['ep'].trajectory()
-        r['ro'].reward = s['score']
-        # the memory graph GGPO prunes with (07b_rl.ggpo): a search node per page shown, the answer under the pages
-        # holding it
-        turns, graph, retrieved = vrag_turns(traj, texts)
-        it = iter(turns)
-        r['ro'].nodes = [next(it) if kind == 'model' else None for kind, _ in r['ro'].segments]
-        infos.append(dict(trajectory=traj, graph=graph, retrieved=retrieved, correct=s['r_ans'] > 0, score=s))
-    return [r['ro'] for r in runs], [r['lp'] for r in runs], infos
+    return [r['ro'] for r in runs], [r['lp'] for r in runs], [_finish(r, env) for r in runs]
 
 # %% ../../nbs/07a_rl.toy.ipynb #114d2959
 def _logprobs(model, rollouts, batch):

@@ -34,6 +34,38 @@ def toy_corpus(pdfs: tuple = ('sample631.pdf', 'sample-sigconf.pdf'), # bundled 
 # %% ../../nbs/07a_rl.toy_train.ipynb #bbc1a61a
 def _rng_state(gen, rnd): return dict(torch=torch.get_rng_state(), gen=gen.get_state(), rnd=rnd.getstate())
 
+def _save_toy(path: Path, pol, ref, opt, step: int, history: list[dict], gen, rnd):
+    "Write the checkpoint atomically: policy, reference, optimiser, step, metrics and every random state."
+    import io
+    from vrag_nb.core import atomic_write
+    buf = io.BytesIO()
+    torch.save(dict(policy=pol.state_dict(), ref=ref.state_dict(), opt=opt.state_dict(), step=step, history=history,
+                    rng=_rng_state(gen, rnd)), buf)
+    atomic_write(path, buf.getvalue())
+
+def _load_toy(path: Path, pol, ref, opt, gen, rnd) -> tuple: # (step, history)
+    "Load a checkpoint into the policy, reference, optimiser and random states; random states stay CPU tensors."
+    st = torch.load(path, weights_only=False, map_location='cpu')
+    pol.load_state_dict(st['policy']); ref.load_state_dict(st['ref']); opt.load_state_dict(st['opt'])
+    torch.set_rng_state(st['rng']['torch']); gen.set_state(st['rng']['gen']); rnd.setstate(st['rng']['rnd'])
+    return st['step'], st['history']
+
+# %% ../../nbs/07a_rl.toy_train.ipynb #tytr01
+def _ggpo_weights(ros: list, # the step's rollouts (`collect`)
+                  infos: list[dict], # their episodes' graphs and retrievals
+                  examples: list[dict], # the step's questions, by uid
+                 ) -> tuple: # (per-token loss weights as `grpo_step` takes them, fraction of model turns pruned)
+    """07b_rl.ggpo: prune turns off the answer path (pushed up) or on valuable retrievals (pushed down); pushed up or
+    down is the sign of each rollout's group advantage (07b), not its answer's correctness."""
+    from vrag_nb.rl.ggpo import answer_path, valuable_retrievals, prune_mask, token_weights, advantage_signs
+    from vrag_nb.eval.retrieval import gold_pages
+    gold = {e['uid']: gold_pages(e) for e in examples}
+    signs = advantage_signs([r.reward for r in ros], [r.group for r in ros])
+    mus = [prune_mask([n for (kind, _), n in zip(r.segments, r.nodes) if kind == 'model'], sg,
+                      answer_path(i['graph']), valuable_retrievals(i['retrieved'], gold[r.group]))
+           for r, i, sg in zip(ros, infos, signs)]
+    return token_weights(ros, mus, to_batch(ros)), float(np.mean([x for mu in mus for x in mu] or [0]))
+
 # %% ../../nbs/07a_rl.toy_train.ipynb #2fb73949
 def train(index, examples: list[dict], # the game: an index and its questions
           steps: int = 150, # GRPO steps (the default learns: see below)
@@ -62,48 +94,22 @@ def train(index, examples: list[dict], # the game: an index and its questions
     gen, rnd, start, history = torch.Generator().manual_seed(seed), random.Random(seed), 0, []
     ckpt = Path(out)/'checkpoint.pt' if out else None
     if ckpt and ckpt.exists():
-        # random states stay CPU tensors; weights are copied to the device
-        st = torch.load(ckpt, weights_only=False, map_location='cpu')
-        pol.load_state_dict(st['policy']); ref.load_state_dict(st['ref']); opt.load_state_dict(st['opt'])
-        torch.set_rng_state(st['rng']['torch']); gen.set_state(st['rng']['gen']); rnd.setstate(st['rng']['rnd'])
-        start, history = st['step'], st['history']
+        start, history = _load_toy(ckpt, pol, ref, opt, gen, rnd)
         # drop rows written after the checkpoint
         atomic_write(Path(out)/'metrics.jsonl', ''.join(json.dumps(h) + '\n' for h in history))
     for step in range(start, steps):
         t0 = time.time()
         batch_ex = rnd.sample(examples, min(prompts_per_step, len(examples)))
         ros, lps, infos = collect(pol, env, batch_ex, group_size, gen)
-        weights, pruned = None, 0.0
-        # 07b_rl.ggpo: prune turns off the answer path (pushed up) or on valuable retrievals (pushed down)
-        if algo == 'ggpo':
-            from vrag_nb.rl.ggpo import answer_path, valuable_retrievals, prune_mask, token_weights, advantage_signs
-            from vrag_nb.eval.retrieval import gold_pages
-            gold = {e['uid']: gold_pages(e) for e in batch_ex}
-            # pushed up or down: the sign of each rollout's group advantage (07b), not its answer's correctness
-            signs = advantage_signs([r.reward for r in ros], [r.group for r in ros])
-            mus = [
-                prune_mask([n for (kind, _), n in zip(r.segments, r.nodes) if kind == 'model'], sg,
-                           answer_path(i['graph']), valuable_retrievals(i['retrieved'], gold[r.group]))
-                for r, i, sg in zip(ros, infos, signs)
-            ]
-            weights, pruned = token_weights(ros, mus,
-                                            to_batch(ros)), float(np.mean([x for mu in mus for x in mu] or [0]))
-        m = {
-            'step': step + 1,
-            **grpo_step(pol, ref, opt, ros, lps, kl_coef, clip_ratio, dr_grpo, weights), 'pruned': pruned,
-            'seconds': round(time.time() - t0, 3)
-        }
+        weights, pruned = _ggpo_weights(ros, infos, batch_ex) if algo == 'ggpo' else (None, 0.0)
+        m = {'step': step + 1, **grpo_step(pol, ref, opt, ros, lps, kl_coef, clip_ratio, dr_grpo, weights),
+             'pruned': pruned, 'seconds': round(time.time() - t0, 3)}
         history.append(m)
         if log: log(m)
-        if out:
-            with open(Path(out)/'metrics.jsonl', 'a') as f: f.write(json.dumps(m) + '\n')
-            if (step + 1) % ckpt_every == 0 or step + 1 == steps:
-                import io
-                buf = io.BytesIO()
-                torch.save(
-                    dict(policy=pol.state_dict(), ref=ref.state_dict(), opt=opt.state_dict(), step=step + 1,
-                         history=history, rng=_rng_state(gen, rnd)), buf)
-                atomic_write(ckpt, buf.getvalue())
+        if not out: continue
+        with open(Path(out)/'metrics.jsonl', 'a') as f: f.write(json.dumps(m) + '\n')
+        if (step + 1) % ckpt_every == 0 or step + 1 == steps:
+            _save_toy(ckpt, pol, ref, opt, step + 1, history, gen, rnd)
     return history
 
 # %% ../../nbs/07a_rl.toy_train.ipynb #1c5a8714

@@ -53,7 +53,12 @@ def _summary(rows) -> dict:
 
 # %% ../../nbs/07h_rl.trainer.ipynb #5551b73c
 def _trainable(model) -> dict:
+    "The trainable parameters' values, name -> CPU tensor (what a checkpoint holds)."
     return {n: p.detach().cpu().clone() for n, p in model.named_parameters() if p.requires_grad}
+
+def _params(model) -> list:
+    "The parameters the optimiser updates."
+    return [p for p in model.parameters() if p.requires_grad]
 
 # %% ../../nbs/07h_rl.trainer.ipynb #tphlp01
 def _save(obj, path):
@@ -79,6 +84,53 @@ def _frozen_copy(model, weights: dict | None = None):
             for n, p in ref.named_parameters():
                 if n in weights: p.copy_(weights[n])
     return ref
+
+# %% ../../nbs/07h_rl.trainer.ipynb #tphlp02
+def _resume(out: Path, # the run's folder
+            model, lora: dict | None, gradient_checkpointing: bool, lr: float, kl_coef: float, # as `train_policy`'s
+           ) -> tuple: # (model, optimiser, KL reference or None, last finished step, metrics records kept)
+    """Reload a run: the reference as saved once, then the trained weights and optimiser after the last finished step;
+    metrics written after it are dropped. Raises `ValueError` on a checkpoint without its reference."""
+    ckpt, refp, mpath = out/'checkpoint.pt', out/'reference.pt', out/'metrics.jsonl'
+    if not refp.exists():
+        raise ValueError(f'{ckpt} has no {refp.name} beside it (an older run?): start in a new folder')
+    rf, st = [torch.load(f, weights_only=False, map_location='cpu') for f in (refp, ckpt)]
+    if rf['merged']: model = _merge_adapter(model, rf['weights'], lora, gradient_checkpointing)
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if n in st['trainable']: p.copy_(st['trainable'][n])
+    opt = torch.optim.AdamW(_params(model), lr=lr); opt.load_state_dict(st['opt'])
+    ref = _frozen_copy(model, rf['weights']) if kl_coef and not lora else None
+    history = [h for h in read_jsonl(mpath) if h['phase'] != 'grpo' or h['step'] <= st['step']]
+    atomic_write(mpath, ''.join(json.dumps(h) + '\n' for h in history))
+    return model, opt, ref, st['step'], history
+
+# %% ../../nbs/07h_rl.trainer.ipynb #tphlp03
+def _cold_start(model, codec: ChatCodec, agent: VRAGAgent, examples: list[dict], # the policy and the game
+                demo_policy, # messages -> reply: who plays the demonstrations (one per example)
+                steps: int, lr: float, batch: int, # supervised steps, their AdamW lr, demonstrations per step
+                turn_tokens: int, response_length: int, seed: int, # as `train_policy`'s
+                emit, # called with each step's record (phase 'sft')
+               ):
+    "Supervised steps on demonstrations played through the same encoding as the rollouts (VRAG-RL starts from SFT)."
+    demos = play_group(model, codec, agent, examples, 1, turn_tokens, response_length, policy=demo_policy)
+    opt, rng = torch.optim.AdamW(_params(model), lr=lr), random.Random(seed)
+    for k in range(steps):
+        loss = sft_step(model, rng.sample(demos, min(batch, len(demos))), codec, opt)
+        emit({'phase': 'sft', 'step': k + 1, 'loss': loss})
+
+# %% ../../nbs/07h_rl.trainer.ipynb #tphlp04
+def _reference(out: Path, # the run's folder: gets reference.pt
+               model, lora: dict | None, gradient_checkpointing: bool, kl_coef: float, # as `train_policy`'s
+               cold_started: bool, # whether supervised steps ran
+              ) -> tuple: # (model, KL reference or None)
+    """Fix the KL's reference as the model is now and save it once (a resumed run gets it back, even with `kl_coef`
+    raised). Under LoRA the cold start is merged into the base and a fresh adapter put on top."""
+    merged, weights = bool(lora and cold_started), {}
+    if merged: weights = _trainable(model); model = _merge_adapter(model, weights, lora, gradient_checkpointing)
+    elif not lora: weights = _trainable(model)
+    _save({'merged': merged, 'weights': weights}, out/'reference.pt')
+    return model, (_frozen_copy(model) if kl_coef and not lora else None)
 
 # %% ../../nbs/07h_rl.trainer.ipynb #70671ec8
 def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), checkpoint.pt, adapter/ (LoRA)
@@ -135,49 +187,24 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
     codec = ChatCodec(tokenizer, image_processor, pages={(p.doc, p.page): p for p in index.pages}, obs_chars=obs_chars)
     agent = VRAGAgent(index, None, max_steps=max_turns, min_pixels=min_pixels, max_pixels=max_pixels,
                       allow_crop=allow_crop)
-    mpath, ckpt, refp, history, ref, start = out/'metrics.jsonl', out/'checkpoint.pt', out/'reference.pt', [], None, 0
-    trainable = lambda: [p for p in model.parameters() if p.requires_grad]
+    mpath, ckpt, history, start = out/'metrics.jsonl', out/'checkpoint.pt', [], 0
     def emit(rec):
         history.append(rec)
         with open(mpath, 'a') as f: f.write(json.dumps(rec) + '\n')
         if log: log(rec)
-    # resume: the reference as saved once, then trained weights and optimiser after the last finished step
-    if ckpt.exists():
-        if not refp.exists():
-            raise ValueError(f'{ckpt} has no {refp.name} beside it (an older run?): start in a new folder')
-        rf, st = [torch.load(f, weights_only=False, map_location='cpu') for f in (refp, ckpt)]
-        if rf['merged']: model = _merge_adapter(model, rf['weights'], lora, gradient_checkpointing)
-        with torch.no_grad():
-            for n, p in model.named_parameters():
-                if n in st['trainable']: p.copy_(st['trainable'][n])
-        opt = torch.optim.AdamW(trainable(), lr=lr); opt.load_state_dict(st['opt']); start = st['step']
-        if kl_coef and not lora: ref = _frozen_copy(model, rf['weights'])
-        history = [h for h in read_jsonl(mpath) if h['phase'] != 'grpo' or h['step'] <= start]
-        atomic_write(mpath, ''.join(json.dumps(h) + '\n' for h in history))
+    if ckpt.exists(): model, opt, ref, start, history = _resume(out, model, lora, gradient_checkpointing, lr, kl_coef)
     else:
         mpath.unlink(missing_ok=True)
         if sft_steps:
             demo = demo_policy or OfflinePolicy(index.pages, index.embedder, answerer=None, crop=allow_crop)
-            demos, sopt, rng = play_group(model, codec, agent, examples, 1, turn_tokens, response_length,
-                                          policy=demo), torch.optim.AdamW(trainable(), lr=sft_lr), random.Random(seed)
-            for k in range(sft_steps):
-                emit({
-                    'phase': 'sft', 'step': k + 1,
-                    'loss': sft_step(model, rng.sample(demos, min(sft_batch, len(demos))), codec, sopt)
-                })
-        merged, weights = bool(lora and sft_steps), {}
-        # the KL's reference is the cold-started model: merge the cold start into the base, a fresh adapter on top
-        if merged:
-            weights = _trainable(model); model = _merge_adapter(model, weights, lora, gradient_checkpointing)
-        elif not lora: weights = _trainable(model)
-        # once: a resumed run (even with kl_coef raised) gets it back
-        _save({'merged': merged, 'weights': weights}, refp)
-        if kl_coef and not lora: ref = _frozen_copy(model)
-        opt = torch.optim.AdamW(trainable(), lr=lr)
+            _cold_start(model, codec, agent, examples, demo, sft_steps, sft_lr, sft_batch, turn_tokens,
+                        response_length, seed, emit)
+        model, ref = _reference(out, model, lora, gradient_checkpointing, kl_coef, cold_started=bool(sft_steps))
+        opt = torch.optim.AdamW(_params(model), lr=lr)
         if evaluate: emit({'phase': 'eval', 'stage': 'cold_start', 'step': 0, **evaluate(model, 'cold_start')})
         # GRPO starts here; so may another run
         _save(dict(step=0, trainable=_trainable(model), opt=opt.state_dict()), ckpt)
-    params = trainable()
+    params = _params(model)
     for step in range(start + 1, steps + 1):
         t0 = time.perf_counter()
         chosen = random.Random(f'{seed}:{step}').sample(examples, min(prompts, len(examples)))

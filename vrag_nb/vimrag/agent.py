@@ -78,54 +78,81 @@ def _result(self: VimRAGAgent, page: Page, info_id: str, score: float) -> dict:
                 for t in times])
 
 # %% ../../nbs/05a_vimrag.agent.ipynb #512d612f
+def _text(s: str) -> dict: return {'type': 'text', 'text': s}
+
+def _pending_parts(pending: dict | None, # the search waiting to be memorised: {'node_id', 'results'}
+                  ) -> list[dict]: # content parts
+    "The results waiting to be memorised: each one's id and source, then its page view or its frames with their times."
+    if not pending: return []
+    parts = [_text(f"Results of search node {pending['node_id']!r}; memorize every item:")]
+    for r in pending['results']:
+        if r['type'] == 'image':
+            parts += [_text(f"{r['information_id']} ({r['doc']} p.{r['page']}):"), {'type': 'image', 'view': r['view']}]
+            continue
+        parts.append(_text(f"{r['information_id']} ({r['doc']} p.{r['page']}, video {r['start']:g}-{r['end']:g} s, "
+                           f"{r['duration']:g} s long), frames at:"))
+        for f in r['frames']: parts += [_text(f"{f['t']:g} s"), {'type': 'image', 'view': f['view']}]
+    return parts
+
 @patch
 def context(self: VimRAGAgent,
             graph: MemoryGraph, # the graph so far
             pending: dict | None = None, # the search waiting to be memorised: {'node_id', 'results'}
            ) -> list[dict]: # messages for the policy
     "Rebuild the context from the graph: question, graph JSON, visual memory, pending results."
-    parts = [
-        {
-            'type': 'text',
-            'text': f"Question: {graph.g.nodes[graph.root]['query']}\nMemory "
-                    f"graph:\n{json.dumps(graph.to_list(), ensure_ascii=False)}",
-        }
-    ]
+    memory = json.dumps(graph.to_list(), ensure_ascii=False)
+    parts = [_text(f"Question: {graph.g.nodes[graph.root]['query']}\nMemory graph:\n{memory}")]
     for m in select_visual_memory(graph, image_max=self.image_max, video_max=self.video_max):
         item, (doc, num) = m['item'], _name(m['item'].path)
         if item.type == 'image':  # sized to its energy's budget
-            parts += [{'type': 'text', 'text': f"Memory from {m['node']} ({item.information_id}):"},
+            parts += [_text(f"Memory from {m['node']} ({item.information_id}):"),
                       {'type': 'image', 'view': _view_of(item.path, doc, num, m['pixels']).to_dict()}]
             continue
         times = item.key_timestamp or [round(video_info(item.path)['duration'] / 2, 2)]
-        parts.append(
-            {
-                'type': 'text',
-                'text': f"Memory from {m['node']} ({item.information_id}), frames at "
-                        f"{', '.join(f'{t:g}' for t in times)} s:",
-            }
-        )
+        parts.append(_text(f"Memory from {m['node']} ({item.information_id}), frames at "
+                           f"{', '.join(f'{t:g}' for t in times)} s:"))
         parts += [{'type': 'image', 'view': _view_of(frame_file(item.path, t), doc, num, m['frame_pixels']).to_dict()}
                   for t in times]
-    if pending:
-        parts.append({'type': 'text', 'text': f"Results of search node {pending['node_id']!r}; memorize every item:"})
-        for r in pending['results']:
-            if r['type'] == 'image':
-                parts += [{'type': 'text', 'text': f"{r['information_id']} ({r['doc']} p.{r['page']}):"},
-                          {'type': 'image', 'view': r['view']}]
-                continue
-            parts.append(
-                {
-                    'type': 'text',
-                    'text': f"{r['information_id']} ({r['doc']} p.{r['page']}, video {r['start']:g}-{r['end']:g} s, "
-                            f"{r['duration']:g} s long), frames at:",
-                }
-            )
-            for f in r['frames']:
-                parts += [{'type': 'text', 'text': f"{f['t']:g} s"}, {'type': 'image', 'view': f['view']}]
-    return [{'role': 'system', 'content': SYSTEM}, {'role': 'user', 'content': parts}]
+    return [{'role': 'system', 'content': SYSTEM}, {'role': 'user', 'content': parts + _pending_parts(pending)}]
 
 # %% ../../nbs/05a_vimrag.agent.ipynb #f7e5878a
+@patch
+def _search_node(self: VimRAGAgent, graph, a: dict, # the graph; add_search_node's arguments
+                 seen: set, # pages already shown in this run (not shown again)
+                ) -> tuple: # (events, pending: {'node_id', 'results'})
+    "add_search_node: a search node in the graph, its query run, and its results numbered per type until memorised."
+    if isinstance(a.get('query'), str) and len(a['query']) > MAX_QUERY_CHARS:
+        raise ValueError(f"the search query has {len(a['query']):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    graph.add_search(a.get('id'), a.get('parent_ids'), a.get('query'))
+    hits = [h for h in self.search(a['query'], top_k=self.top_k + len(seen)) if h.page.pid not in seen][:self.top_k]
+    seen.update(h.page.pid for h in hits)
+    counts, results = {'image': 0, 'video': 0}, []
+    for h in hits:  # numbered per type: Picture 1, Picture 2, Video 1, ...
+        counts[h.page.kind] += 1
+        label = f"{'Picture' if h.page.kind == 'image' else 'Video'} {counts[h.page.kind]}"
+        results.append(self._result(h.page, label, h.score))
+    keys = ('information_id', 'type', 'doc', 'page', 'path', 'score', 'start', 'end')
+    brief = [{k: r[k] for k in keys if k in r} | ({'frames': [f['t'] for f in r['frames']]} if 'frames' in r else {})
+             for r in results]
+    return ([{'event': 'search', 'query': a['query'], 'node_id': a['id']},
+             {'event': 'search_done', 'node_id': a['id'], 'results': brief}], {'node_id': a['id'], 'results': results})
+
+def _memory_item(m: dict, # one entry of summarize_and_memorize's `memorize` list
+                 by_id: dict, # the pending results by information_id
+                ) -> MemoryItem:
+    "A memorised result; raises `ValueError` on an unknown id or key timestamps outside the video chunk."
+    r = by_id.get(m.get('information_id'))
+    if r is None: raise ValueError(f"unknown information_id {m.get('information_id')!r}: the results are {list(by_id)}")
+    pr, ts = m.get('priority_score', 3), m.get('key_timestamp') or []
+    ts = ts if isinstance(ts, list) else [ts]
+    if r['type'] == 'video':
+        bad = [t for t in ts if not isinstance(t, (int, float)) or isinstance(t, bool) or not 0 <= t <= r['duration']]
+        if bad: raise ValueError(f"key_timestamp {bad} of {r['information_id']} must be seconds within its "
+                                 f"{r['duration']:g} s")
+    return MemoryItem(r['information_id'], r['type'], r['path'], is_useful=bool(m.get('is_useful', True)),
+                      priority=min(max(int(pr), 1), 5) if isinstance(pr, (int, float)) else 3,
+                      key_timestamp=[float(t) for t in ts] if r['type'] == 'video' else [])
+
 @patch
 def _call(self: VimRAGAgent, graph, call, pending, seen):
     """Carry out one tool call; returns (events, pending, answer); raises GraphError or ValueError to make it an error
@@ -133,52 +160,13 @@ def _call(self: VimRAGAgent, graph, call, pending, seen):
     a, name = call['arguments'], call['name']
     if name == 'add_search_node':
         if pending: raise GraphError(f"memorize the results of {pending['node_id']!r} first")
-        if isinstance(a.get('query'), str) and len(a['query']) > MAX_QUERY_CHARS:
-            raise ValueError(f"the search query has {len(a['query']):,} characters; the limit is {MAX_QUERY_CHARS:,}")
-        graph.add_search(a.get('id'), a.get('parent_ids'), a.get('query'))
-        hits = [h for h in self.search(a['query'], top_k=self.top_k + len(seen)) if h.page.pid not in seen][:self.top_k]
-        seen.update(h.page.pid for h in hits)
-        counts, results = {'image': 0, 'video': 0}, []
-        for h in hits:  # numbered per type: Picture 1, Picture 2, Video 1, ...
-            counts[h.page.kind] += 1
-            results.append(
-                self._result(h.page, f"{'Picture' if h.page.kind == 'image' else 'Video'} {counts[h.page.kind]}",
-                             h.score))
-        pending = {'node_id': a['id'], 'results': results}
-        keys = ('information_id', 'type', 'doc', 'page', 'path', 'score', 'start', 'end')
-        return [{'event': 'search', 'query': a['query'], 'node_id': a['id']}, {
-            'event': 'search_done', 'node_id': a['id'],
-            'results': [{k: r[k]
-                         for k in keys if k in r} | ({'frames': [f['t'] for f in r['frames']]} if 'frames' in r else {})
-                        for r in results]
-        }], pending, None
+        return (*self._search_node(graph, a, seen), None)
     if name == 'summarize_and_memorize':
         if not pending: raise GraphError('there are no search results to memorize: add a search node first')
         by_id = {r['information_id']: r for r in pending['results']}
-        items = []
-        for m in a.get('memorize') or []:
-            r = by_id.get(m.get('information_id'))
-            if r is None:
-                raise ValueError(f"unknown information_id {m.get('information_id')!r}: the results are {list(by_id)}")
-            pr, ts = m.get('priority_score', 3), m.get('key_timestamp') or []
-            ts = ts if isinstance(ts, list) else [ts]
-            if r['type'] == 'video':
-                bad = [
-                    t for t in ts
-                    if not isinstance(t, (int, float)) or isinstance(t, bool) or not 0 <= t <= r['duration']
-                ]
-                if bad:
-                    raise ValueError(
-                        f"key_timestamp {bad} of {r['information_id']} must be seconds within its {r['duration']:g} s")
-            items.append(MemoryItem(r['information_id'], r['type'], r['path'], is_useful=bool(m.get('is_useful', True)),
-                                    priority=min(max(int(pr), 1), 5) if isinstance(pr, (int, float)) else 3,
-                                    key_timestamp=[float(t) for t in ts] if r['type'] == 'video' else []))
-        graph.memorize(pending['node_id'], str(a.get('summarize', '')), items)
-        return (
-            [{'event': 'memorize', 'node_id': pending['node_id'], 'summary': str(a.get('summarize', ''))}],
-            None,
-            None,
-        )
+        summary = str(a.get('summarize', ''))
+        graph.memorize(pending['node_id'], summary, [_memory_item(m, by_id) for m in a.get('memorize') or []])
+        return [{'event': 'memorize', 'node_id': pending['node_id'], 'summary': summary}], None, None
     if pending: raise GraphError(f"memorize the results of {pending['node_id']!r} before answering")
     graph.add_answer(a.get('parent_ids'), str(a.get('answer', '')))
     return [], None, str(a.get('answer', ''))
@@ -229,10 +217,8 @@ def run(self: VimRAGAgent,
             feedback = ('Your last turn had a problem: ' + '; '.join(errors)) if errors else None
             for err in errors: yield emit({'event': 'error', 'step': step, 'error': err})
             if answer is not None:
-                yield emit({
-                    'event': 'answer', 'step': step, 'content': answer,
-                    'sample': {'question': question, 'graph': graph.to_list()}
-                })
+                yield emit({'event': 'answer', 'step': step, 'content': answer,
+                            'sample': {'question': question, 'graph': graph.to_list()}})
                 break
         else: yield emit({'event': 'max_steps', 'steps': self.max_steps})
     # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
