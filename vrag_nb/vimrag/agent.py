@@ -115,7 +115,7 @@ def context(self: VimRAGAgent,
                   for t in times]
     return [{'role': 'system', 'content': SYSTEM}, {'role': 'user', 'content': parts + _pending_parts(pending)}]
 
-# %% ../../nbs/05a_vimrag.agent.ipynb #f7e5878a
+# %% ../../nbs/05a_vimrag.agent.ipynb #vmc01
 @patch
 def _search_node(self: VimRAGAgent, graph, a: dict, # the graph; add_search_node's arguments
                  seen: set, # pages already shown in this run (not shown again)
@@ -137,6 +137,7 @@ def _search_node(self: VimRAGAgent, graph, a: dict, # the graph; add_search_node
     return ([{'event': 'search', 'query': a['query'], 'node_id': a['id']},
              {'event': 'search_done', 'node_id': a['id'], 'results': brief}], {'node_id': a['id'], 'results': results})
 
+# %% ../../nbs/05a_vimrag.agent.ipynb #vmc02
 def _memory_item(m: dict, # one entry of summarize_and_memorize's `memorize` list
                  by_id: dict, # the pending results by information_id
                 ) -> MemoryItem:
@@ -153,6 +154,7 @@ def _memory_item(m: dict, # one entry of summarize_and_memorize's `memorize` lis
                       priority=min(max(int(pr), 1), 5) if isinstance(pr, (int, float)) else 3,
                       key_timestamp=[float(t) for t in ts] if r['type'] == 'video' else [])
 
+# %% ../../nbs/05a_vimrag.agent.ipynb #f7e5878a
 @patch
 def _call(self: VimRAGAgent, graph, call, pending, seen):
     """Carry out one tool call; returns (events, pending, answer); raises GraphError or ValueError to make it an error
