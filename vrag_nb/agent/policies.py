@@ -4,15 +4,16 @@
 
 # %% ../../nbs/04b_agent.policies.ipynb #8deb754b
 from __future__ import annotations
-import codecs, importlib
+import json
 from contextlib import contextmanager
 from typing import Iterator
 from fastcore.basics import patch
 from ..core import Reply, to_data_url
 from .views import View
+from .endpoint import call_with_deadline, endpoint_errors, explain, openai_client
 
 # %% auto #0
-__all__ = ['to_openai_messages', 'PolicyError', 'openai_client', 'OpenAIPolicy', 'ThinkSplitter']
+__all__ = ['to_openai_messages', 'PolicyError', 'tool_calls_text', 'OpenAIPolicy', 'ThinkSplitter']
 
 # %% ../../nbs/04b_agent.policies.ipynb #e54d3e0d
 def to_openai_messages(
@@ -35,7 +36,8 @@ def to_openai_messages(
 
 # %% ../../nbs/04b_agent.policies.ipynb #7f3061e5
 class PolicyError(RuntimeError):
-    "A policy got no reply: the endpoint was unreachable, timed out, or refused the request (after the retries)."
+    """A policy got no usable reply: the endpoint was unreachable, too slow, refused the request (after the retries),
+    or sent no choices."""
 
 # %% ../../nbs/04b_agent.policies.ipynb #927e7c8e
 def _reasoning(x):
@@ -46,55 +48,27 @@ def _reasoning(x):
 def _with_reasoning(reasoning, content):
     return f'<think>{reasoning}</think>{content}' if reasoning and '<think>' not in content else content
 
-# %% ../../nbs/04b_agent.policies.ipynb #18655dca
-class _RepairedStream:
-    """A response body with invalid UTF-8 replaced by U+FFFD, decoded incrementally (a character split across chunks
-    stays whole)."""
-    def __init__(self, raw): self.raw, self.dec = raw, codecs.getincrementaldecoder('utf-8')('replace')
-    def __iter__(self):
-        for chunk in self.raw:
-            if text := self.dec.decode(chunk): yield text.encode()
-        if text := self.dec.decode(b'', final=True): yield text.encode()
-    def close(self): self.raw.close()
-
-# %% ../../nbs/04b_agent.policies.ipynb #76023c36
-def openai_client(base_url: str, # the endpoint, e.g. 'http://127.0.0.1:8000/v1'
-                  api_key: str = 'EMPTY', # vLLM accepts any key
-                  timeout: float = 120.0, # per request (per read while streaming), seconds
-                  max_retries: int = 2, # retries with exponential backoff on connection errors, 408, 429 and 5xx
-                 ):
-    "An `openai.OpenAI` client that reads invalid UTF-8 from the endpoint as U+FFFD instead of failing the call."
-    import openai
-    # the HTTP library this openai is built on
-    hx = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__.split('.')[0])
-    Body = type('Body', (_RepairedStream, hx.SyncByteStream), {})
-    class Repair(hx.BaseTransport):
-        def __init__(self): self.inner = hx.HTTPTransport()
-        def handle_request(self, request):
-            r = self.inner.handle_request(request)
-            # compressed: decoded later, left alone
-            if r.headers.get('content-encoding', 'identity') != 'identity': return r
-            headers = [(k, v) for k, v in r.headers.multi_items() if k.lower() != 'content-length']
-            return hx.Response(r.status_code, headers=headers, stream=Body(r.stream), extensions=r.extensions)
-        def close(self): self.inner.close()
-    return openai.OpenAI(
-        base_url=base_url,
-        api_key=api_key,
-        timeout=timeout,
-        max_retries=max_retries,
-        http_client=openai.DefaultHttpxClient(transport=Repair()),
-    )
+def tool_calls_text(calls: list, # OpenAI tool calls: objects or dicts with `function.name` and `function.arguments`
+                   ) -> str: # `<tool_call>{"name": ..., "arguments": ...}</tool_call>` blocks, one per call
+    """Structured tool calls in the text form the VimRAG agent parses (`05_vimrag.tools`); arguments pass through as
+    sent, so malformed JSON is reported by the parser, not lost here."""
+    get = lambda o, k: o.get(k) if isinstance(o, dict) else getattr(o, k, None)
+    out = []
+    for c in calls or []:
+        f = get(c, 'function') or {}
+        args = get(f, 'arguments')
+        args = args if isinstance(args, str) and args.strip() else json.dumps(args or {})
+        out.append(f'<tool_call>{{"name": {json.dumps(get(f, "name") or "")}, "arguments": {args}}}</tool_call>')
+    return ''.join(out)
 
 # %% ../../nbs/04b_agent.policies.ipynb #aa7f864b
+def _where(policy) -> str: return f'{policy.client.base_url} (model {policy.model!r})'
+
 @contextmanager
 def _plain_errors(policy):
-    "Turn the openai client's exceptions into a `PolicyError` that names the endpoint, the model and the retries."
-    import openai
-    where = f'{policy.client.base_url} (model {policy.model!r}, {policy.client.max_retries} retries)'
+    "Turn what an endpoint call raised into a `PolicyError` that names the endpoint and model and says what happened."
     try: yield
-    except openai.APITimeoutError as e: raise PolicyError(f'{where}: timed out after {policy.client.timeout} s') from e
-    except openai.APIConnectionError as e: raise PolicyError(f'{where}: cannot connect: {e}') from e
-    except openai.APIStatusError as e: raise PolicyError(f'{where}: HTTP {e.status_code}: {e.message}') from e
+    except endpoint_errors() as e: raise PolicyError(f'{_where(policy)}: {explain(e, policy.timeout)}') from e
 
 # %% ../../nbs/04b_agent.policies.ipynb #c83a5040
 class OpenAIPolicy:
@@ -106,15 +80,16 @@ class OpenAIPolicy:
                  temperature: float = 0.0, # 0: greedy, as in VRAG's evaluation; training rollouts use 1.0
                  top_p: float | None = None, # nucleus sampling; None: the server's default
                  max_tokens: int = 1024, # reply length limit, tokens
-                 timeout: float = 120.0, # per request (per read while streaming), seconds
-                 # retries with exponential backoff on connection errors, 408, 429 and 5xx (the openai client's)
+                 # one deadline per model call: connecting, waiting, retries and the whole streamed reply, seconds
+                 timeout: float = 120.0,
+                 # retries within the deadline on connection errors, 408, 409, 429 and 5xx (`call_with_deadline`)
                  max_retries: int = 2,
                  # thinking mode via `chat_template_kwargs.enable_thinking` (vLLM, SGLang); None: not sent
                  thinking: bool | None = None,
                  **extra, # passed through to `chat.completions.create` (e.g. extra_body, stop, seed)
                 ):
-        self.client = openai_client(base_url, api_key, timeout, max_retries)
-        self.model, self.max_tokens = model, max_tokens
+        self.client = openai_client(base_url, api_key)
+        self.model, self.max_tokens, self.timeout, self.max_retries = model, max_tokens, timeout, max_retries
         self.kwargs = dict(temperature=temperature, max_tokens=max_tokens)
         if top_p is not None: self.kwargs['top_p'] = top_p
         if thinking is not None:
@@ -127,29 +102,42 @@ class OpenAIPolicy:
 @patch
 def __call__(self: OpenAIPolicy, messages: list[dict], # agent messages (04a_agent.loop)
             ) -> Reply:
-    """Send the conversation and return the reply text, reasoning sent apart put back inside `<think>`, with the
-    endpoint's `finish_reason`; raises `PolicyError`."""
-    with _plain_errors(self):
-        c = self.client.chat.completions.create(model=self.model, messages=to_openai_messages(messages),
-                                                **self.kwargs).choices[0]
-    return Reply(_with_reasoning(_reasoning(c.message), c.message.content or ''), c.finish_reason)
+    """Send the conversation and return the reply text (reasoning sent apart put back inside `<think>`, structured tool
+    calls as `<tool_call>` text) with the endpoint's `finish_reason`; raises `PolicyError`."""
+    msgs = to_openai_messages(messages)
+    create = lambda: self.client.chat.completions.create(model=self.model, messages=msgs, **self.kwargs)
+    with _plain_errors(self): r = call_with_deadline(create, self.timeout, self.max_retries)
+    if not getattr(r, 'choices', None):
+        raise PolicyError(f'{_where(self)}: the reply has no choices (is this a chat-completions endpoint?)')
+    c = r.choices[0]
+    text = (c.message.content or '') + tool_calls_text(getattr(c.message, 'tool_calls', None))
+    return Reply(_with_reasoning(_reasoning(c.message), text), c.finish_reason)
 
 # %% ../../nbs/04b_agent.policies.ipynb #433bced9
 @patch
 def stream(self: OpenAIPolicy, messages: list[dict], # agent messages (04a_agent.loop)
           ) -> Iterator[dict]: # {'kind': 'think' | 'content', 'text': ...} deltas; returns the whole reply
-    """Stream the reply as think/content deltas as they arrive; the generator's return value is the whole reply (a
-    `Reply`); closing it closes the connection."""
-    splitter, reasoning, content, finish = ThinkSplitter(), [], [], None
-    create = self.client.chat.completions.create
-    with _plain_errors(self), create(model=self.model, messages=to_openai_messages(messages), stream=True,
-                                     **self.kwargs) as s:
+    """Stream the reply as think/content deltas as they arrive (structured tool calls, sent in pieces, come whole at the
+    end); the generator's return value is the whole reply (a `Reply`); closing it closes the connection."""
+    splitter, reasoning, content, finish, calls, seen = ThinkSplitter(), [], [], None, {}, 0
+    msgs = to_openai_messages(messages)
+    create = lambda: self.client.chat.completions.create(model=self.model, messages=msgs, stream=True, **self.kwargs)
+    with _plain_errors(self), call_with_deadline(create, self.timeout, self.max_retries) as s:
         for chunk in s:
-            if not chunk.choices: continue
-            d, finish = chunk.choices[0].delta, chunk.choices[0].finish_reason or finish
+            if not getattr(chunk, 'choices', None): continue
+            d, finish, seen = chunk.choices[0].delta, chunk.choices[0].finish_reason or finish, seen + 1
             if r := _reasoning(d): reasoning.append(r); yield {'kind': 'think', 'text': r}
             if d.content: content.append(d.content); yield from splitter.feed(d.content)
+            for tc in getattr(d, 'tool_calls', None) or []:  # a tool call's name and arguments come in pieces
+                f = calls.setdefault(tc.index, {'function': {'name': '', 'arguments': ''}})['function']
+                f['name'] += (tc.function and tc.function.name) or ''
+                f['arguments'] += (tc.function and tc.function.arguments) or ''
+    if not seen:
+        raise PolicyError(f'{_where(self)}: the streamed reply had no choices (is this a chat-completions endpoint?)')
     yield from splitter.flush()
+    if calls:
+        content.append(text := tool_calls_text([calls[i] for i in sorted(calls)]))
+        yield {'kind': 'content', 'text': text}
     return Reply(_with_reasoning(''.join(reasoning), ''.join(content)), finish)
 
 # %% ../../nbs/04b_agent.policies.ipynb #be06c16b

@@ -117,12 +117,16 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
              stream: Param("print the model's text as it arrives", store_true) = False,
              thinking: Param('ask the endpoint for thinking mode (Qwen3-style chat templates)', store_true) = False,
              max_tokens: Param('reply length limit for the endpoint, tokens', int) = 1024,
-             mode: Param("'vrag' (search, crop, answer) or 'vimrag' (memory graph)", str) = 'vrag'):
+             mode: Param("'vrag' (search, crop, answer) or 'vimrag' (memory graph)", str) = 'vrag',
+             timeout: Param('seconds one model call may take, its retries included', float) = 120.0,
+             retries: Param('retries of a failed model call (no connection, 408, 429, 5xx) within that time',
+                            int) = 2):
     "Answer a question with the VRAG or the VimRAG agent; print each step; save the trajectory."
     if mode not in ('vrag', 'vimrag'): sys.exit(f"--mode must be 'vrag' or 'vimrag', got {mode!r}")
     idx = load_index(index_dir)
+    if timeout <= 0 or retries < 0: die('--timeout must be > 0 and --retries >= 0')
     policy = make_policy(idx, base_url, model, api_key, thinking or None, max_tokens,
-                         'crop' if mode == 'vrag' else mode)
+                         'crop' if mode == 'vrag' else mode, timeout, retries)
     saved = f'; the partial trajectory is in {Path(out)/"trajectory.json"}' if out else ''
     try:
         if mode == 'vimrag': traj = ask_vimrag(idx, question, policy, out, max_steps=max_steps or 20)
@@ -135,7 +139,8 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
     if traj['answer'] is None: sys.exit(1)
 
 # %% ../../nbs/09a_cli.agent.ipynb #76a4a1c0
-def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge_model, workers, max_steps, as_json):
+def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge_model, workers, max_steps, as_json,
+                timeout=120.0, retries=2, judge_timeout=60.0):
     """vrag_eval --agent: run the baselines, print a table, write results.json/.csv/.png and the per-question caches to
     `out`."""
     modes = [m.strip() for m in modes.split(',') if m.strip()]
@@ -143,17 +148,16 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
     judge = None
     if judge_url:
         from vrag_nb.eval.judge import LLMJudge
-        judge = LLMJudge(judge_url, judge_model, api_key=api_key or 'EMPTY')
+        judge = LLMJudge(judge_url, judge_model, api_key=api_key or 'EMPTY', timeout=judge_timeout,
+                         max_retries=retries)
     policy_name = f'{model} at {base_url}' if base_url else 'offline baseline (not a VLM)'
     try:
-        res = evaluate_agent(idx, exs, out, modes, lambda m: make_policy(idx, base_url, model, api_key, mode=m), judge,
-                             policy_name, max_steps, workers or (4 if base_url else 1))
+        policy_for = lambda m: make_policy(idx, base_url, model, api_key, mode=m, timeout=timeout, max_retries=retries)
+        res = evaluate_agent(idx, exs, out, modes, policy_for, judge, policy_name, max_steps,
+                             workers or (4 if base_url else 1))
     except KeyboardInterrupt:
-        print(
-            f'interrupted (Ctrl-C): results of what was done in {Path(out) / "results.json"}; the same command '
-            f'finishes the rest',
-            file=sys.stderr,
-        )
+        print(f'interrupted (Ctrl-C): results of what was done in {Path(out) / "results.json"}; the same command '
+              f'finishes the rest', file=sys.stderr)
         sys.exit(130)
     if as_json: print(js.dumps(res)); return
     print(f"{len(exs)} questions · policy: {policy_name} · judge: {res['judge']}")
@@ -163,6 +167,7 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
     )
     for m, r in res['modes'].items():
         for name, x in [('all', r['all']), *r['by_type'].items()]:
+            if not x.get('n'): print(f'{m:8s} {name:10s} no scored questions (see the failures below)'); continue
             print(
                 f"{m:8s} {name:10s} {x['accuracy']:6.3f} {x['anls']:6.3f} {x['em']:6.3f} {x['f1']:6.3f} "
                 f"{x['mean_steps']:6.2f} {x['invalid_rate']:8.3f} {x['finish_rate']:7.3f} {x['n']:4d}"
@@ -220,7 +225,10 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
               judge_model: Param('judge model name', str) = 'judge',
               workers: Param('questions in flight for --agent (default: 4 with --base_url, else 1)', int) = None,
               max_steps: Param('model calls per question for --agent', int) = 10,
-              limit: Param('only the first N questions', int) = None):
+              limit: Param('only the first N questions', int) = None,
+              timeout: Param('seconds one model call may take, its retries included (--agent)', float) = 120.0,
+              retries: Param('retries of a failed model or judge call within its time (--agent)', int) = 2,
+              judge_timeout: Param('seconds one judge call may take, its retries included', float) = 60.0):
     """Retrieval metrics of dense, BM25 and hybrid search side by side; with --agent, answer accuracy of the agent
     baselines."""
     idx = load_index(index_dir)
@@ -228,6 +236,8 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
     except (OSError, ValueError, KeyError) as e: die(f'cannot read {dataset}: {e}')
     if limit: exs = exs[:limit]
     if agent:
+        if min(timeout, judge_timeout) <= 0 or retries < 0:
+            die('--timeout and --judge_timeout must be > 0, --retries >= 0')
         return _eval_agent(idx, exs, out or 'eval_results', modes, base_url, model, api_key, judge_url, judge_model,
-                           workers, max_steps, json)
+                           workers, max_steps, json, timeout, retries, judge_timeout)
     _eval_retrieval(idx, exs, top_k, out, json)

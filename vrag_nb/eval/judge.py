@@ -74,8 +74,8 @@ class LLMJudge:
     def __init__(self, base_url: str, # e.g. 'http://localhost:8000/v1' (vLLM), DashScope's or OpenAI's
                  model: str, # served model name (paper: Qwen2.5-7B-Instruct)
                  api_key: str = 'EMPTY', # the endpoint's key
-                 timeout: float = 60, # per request, seconds
-                 # retries of a failed request (connection errors, 408/409/429/5xx), exponential backoff
+                 timeout: float = 60, # one deadline per verdict request, its retries included, seconds
+                 # retries within the deadline: connection errors, 408/409/429/5xx (`call_with_deadline`, 04b)
                  max_retries: int = 3,
                  # SQLite verdict cache; None: `<cache dir>/judge.sqlite`; '' to disable
                  cache: str | Path | None = None,
@@ -84,8 +84,8 @@ class LLMJudge:
                  asks: int = 2, # times a question is put when replies carry no verdict
                 ):
         from vrag_nb.core import cache_dir
-        from vrag_nb.agent.policies import openai_client  # invalid UTF-8 from the endpoint reads as U+FFFD
-        self.client = openai_client(base_url, api_key, timeout, max_retries)
+        from vrag_nb.agent.endpoint import openai_client  # invalid UTF-8 from the endpoint reads as U+FFFD
+        self.client, self.timeout = openai_client(base_url, api_key), timeout
         self.base_url, self.model, self.max_retries, self.concurrency = base_url, model, max_retries, concurrency
         self.max_tokens, self.asks = max_tokens, asks
         self.cache = None if cache == '' else VerdictCache(cache or cache_dir()/'judge.sqlite')
@@ -98,7 +98,7 @@ def __call__(self: LLMJudge, question: str, # the question
              answer: str, # the generated answer
             ) -> bool: # the verdict
     "Is `answer` right? Cached; raises `JudgeError` when the endpoint fails or gives no verdict."
-    import openai
+    from vrag_nb.agent.endpoint import call_with_deadline, endpoint_errors
     # what UTF-8 cannot carry (a raw rollout's answer) becomes U+FFFD: the cache stores it
     question, answer = model_text(question), model_text(answer)
     ref = model_text(reference if isinstance(reference, str) else ' | '.join(reference))
@@ -107,13 +107,11 @@ def __call__(self: LLMJudge, question: str, # the question
     prompt, replies = JUDGE_PROMPT.format(question=question, reference=ref, answer=answer), []
     for _ in range(self.asks):
         msgs = [{'role': 'user', 'content': prompt}]
-        try: r = self.client.chat.completions.create(model=self.model, messages=msgs, temperature=0,
-                                                     max_tokens=self.max_tokens)
-        except openai.OpenAIError as e:
-            raise JudgeError(
-                f'judge {self.model!r} at {self.base_url} failed after {self.max_retries} retries: '
-                f'{type(e).__name__}: {e}'
-            ) from e
+        create = lambda: self.client.chat.completions.create(model=self.model, messages=msgs, temperature=0,
+                                                             max_tokens=self.max_tokens)
+        try: r = call_with_deadline(create, self.timeout, self.max_retries)
+        except endpoint_errors() as e: raise JudgeError(f'judge {self.model!r} at {self.base_url}: {e}') from e
+        if not getattr(r, 'choices', None): raise JudgeError(f'judge {self.model!r} at {self.base_url}: no choices')
         # the cache (SQLite) cannot store what UTF-8 cannot carry
         replies.append(model_text(r.choices[0].message.content or ''))
         if (v := parse_judge(replies[-1])) is not None:

@@ -20,6 +20,8 @@ def make_policy(index, # a `PageIndex` (its pages and embedder feed the offline 
                 thinking: bool | None = None, # thinking mode (`chat_template_kwargs.enable_thinking`); None: not sent
                 max_tokens: int = 1024, # reply length limit for the endpoint, tokens
                 mode: str = 'crop', # a key of `MODES` ('vrag' is `crop`): which agent the offline baseline plays
+                timeout: float = 120.0, # the endpoint: seconds a model call may take, its retries included
+                max_retries: int = 2, # the endpoint: retries of a failed call within that deadline
                 # offline answerer: 'auto' (SmolLM2 when installed), a callable, or None (best sentence)
                 answerer='auto',
                ):
@@ -28,7 +30,7 @@ def make_policy(index, # a `PageIndex` (its pages and embedder feed the offline 
     from vrag_nb.agent.offline import OfflinePolicy
     if base_url:
         return OpenAIPolicy(base_url, model or 'vrag', api_key=api_key or 'EMPTY', thinking=thinking,
-                            max_tokens=max_tokens)
+                            max_tokens=max_tokens, timeout=timeout, max_retries=max_retries)
     if mode == 'vimrag':
         from vrag_nb.vimrag.offline import OfflineVimRAGPolicy
         return OfflineVimRAGPolicy(index.pages, index.embedder, answerer)
