@@ -4,10 +4,12 @@
 
 # %% ../../nbs/09_cli.index.ipynb #1e245268
 from __future__ import annotations
-import importlib, json as js, sys, time
+import contextlib, importlib, json as js, sys, time
+from pathlib import Path
 from fastcore.script import call_parse, Param, store_true, anno_parser
 from ..retrieval.corpus import build_corpus
 from ..retrieval.index import PageIndex
+from ..retrieval.store import index_lock
 
 # %% auto #0
 __all__ = ['EXTRA_PACKAGES', 'vrag_train', 'vrag_serve_llm', 'die', 'load_index', 'vrag_index', 'vrag_search', 'vrag_docs',
@@ -41,10 +43,11 @@ def vrag_index(src: Param('PDF, image or video files, or folders', str, nargs='+
                chunk_seconds: Param('video chunk length, seconds', float) = 60):
     "Render documents to page images (videos: one per fixed-length chunk) and build a searchable index in OUT."
     t = time.time()
-    rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr, chunk_seconds=chunk_seconds)
-    if not rep.pages: die(f'no pages to index ({len(rep.skipped)} files skipped)')
-    try: idx = PageIndex.build(out, embedder=embedder, batch_size=batch_size, method=method)
-    except ModuleNotFoundError as e: die(str(e))  # the static tier's first use distills MiniLM: the 'llm' extra
+    with index_lock(out):  # the corpus and the index from one run, whatever another vrag_index or vrag_docs does
+        rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr, chunk_seconds=chunk_seconds)
+        if not rep.pages: die(f'no pages to index ({len(rep.skipped)} files skipped)')
+        try: idx = PageIndex.build(out, embedder=embedder, batch_size=batch_size, method=method)
+        except ModuleNotFoundError as e: die(str(e))  # the static tier's first use distills MiniLM: the 'llm' extra
     print(f'{rep!r}\n{idx!r}\ndone in {time.time() - t:.1f} s')
 
 # %% ../../nbs/09_cli.index.ipynb #1cf05e41
@@ -69,12 +72,14 @@ def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
               remove: Param('document name (file stem) to remove', str, nargs='+') = None,
               merge: Param('another index dir to merge into this one', str) = None):
     "List the documents of an index; add, remove or merge documents (each change committed all-or-nothing)."
-    idx = load_index(index_dir)
-    try:
-        for doc in remove or []: idx.remove(doc); print(f'removed {doc}')
-        if add: idx.add(add)
-        if merge: idx.merge(merge); print(f'merged {merge}')
-    except (KeyError, ValueError, FileNotFoundError) as e: die(str(e).strip('"'))
+    writes = (add or remove or merge) and Path(index_dir).is_dir()  # (a missing dir: load_index says so)
+    with index_lock(index_dir) if writes else contextlib.nullcontext():  # one writer at a time
+        idx = load_index(index_dir)
+        try:
+            for doc in remove or []: idx.remove(doc); print(f'removed {doc}')
+            if add: idx.add(add)
+            if merge: idx.merge(merge); print(f'merged {merge}')
+        except (KeyError, ValueError, FileNotFoundError) as e: die(str(e).strip('"'))
     for doc, n in idx.documents().items(): print(f'{n:6d}  {doc}')
     print(f'{len(idx)} pages in {len(idx.documents())} documents, {idx.index.ntotal} vectors ({idx.meta["kind"]})')
 

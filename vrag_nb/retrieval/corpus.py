@@ -15,6 +15,8 @@ from tqdm.auto import tqdm
 from ..core import Page, page_name, read_jsonl, write_jsonl
 from .video import VideoError, split_video, video_frames, video_info
 from .pagetext import clean_text, ocr_blocks, pdf_blocks, pdf_lines
+from .store import index_lock
+
 
 # %% auto #0
 __all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'find_sources', 'SkipFile', 'CorpusReport', 'load_pages', 'build_corpus']
@@ -231,16 +233,17 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
     """Render documents to `out_dir/pages/<doc>_<page>.jpg` (videos: one page per chunk) and write `pages.jsonl`;
     resumable; bad files are reported and skipped."""
     out_dir = Path(out_dir)
-    done_dir = out_dir/'pages'/'.done'
-    done_dir.mkdir(parents=True, exist_ok=True)
-    pymupdf.TOOLS.mupdf_display_errors(False)
-    files, skipped = find_sources(sources)
-    rep = CorpusReport(out_dir, skipped=skipped)
-    seen, todo = _plan(files, out_dir, rep, dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames)
-    _render(todo, done_dir, rep, workers, progress)
-    for key in seen:  # every complete document, in source order
-        if (done_dir/f'{key}.jsonl').exists():
-            rep.pages += [Page.from_dict(d) for d in read_jsonl(done_dir/f'{key}.jsonl')]
-    if pages_file: write_jsonl(out_dir/pages_file, [p.to_dict() for p in rep.pages])
-    for path, why in rep.skipped: print(f'skipped {path}: {why}', file=sys.stderr)
-    return rep
+    with index_lock(out_dir):  # one writer at a time (`02e_retrieval.store`)
+        done_dir = out_dir/'pages'/'.done'
+        done_dir.mkdir(parents=True, exist_ok=True)
+        pymupdf.TOOLS.mupdf_display_errors(False)
+        files, skipped = find_sources(sources)
+        rep = CorpusReport(out_dir, skipped=skipped)
+        seen, todo = _plan(files, out_dir, rep, dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames)
+        _render(todo, done_dir, rep, workers, progress)
+        for key in seen:  # every complete document, in source order
+            if (done_dir/f'{key}.jsonl').exists():
+                rep.pages += [Page.from_dict(d) for d in read_jsonl(done_dir/f'{key}.jsonl')]
+        if pages_file: write_jsonl(out_dir/pages_file, [p.to_dict() for p in rep.pages])
+        for path, why in rep.skipped: print(f'skipped {path}: {why}', file=sys.stderr)
+        return rep

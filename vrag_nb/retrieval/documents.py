@@ -6,6 +6,7 @@
 from __future__ import annotations
 import json, shutil, sys
 from collections import Counter
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Self
@@ -17,7 +18,7 @@ from .corpus import build_corpus
 from .sparse import BM25Pages
 from .ann import make_index, to_gpu
 from .embed import embed_batch
-from .store import commit_files, index_files, pages_hash, absolute_paths
+from .store import commit_files, index_files, pages_hash, absolute_paths, index_lock
 
 # %% auto #0
 __all__ = ['IndexDocuments']
@@ -70,6 +71,19 @@ def _replace(self: IndexDocuments, pages: list[Page], vecs: np.ndarray, owner: n
     self.__init__(self.path, pages, to_gpu(index), owner, bm25, self.embedder, meta)
     return self
 
+# %% ../../nbs/03b_retrieval.documents.ipynb #doclk01
+@patch
+@contextmanager
+def _writing(self: IndexDocuments):
+    """Hold the index dir's lock (`store.index_lock`) for a change, after checking that the dir still holds the index
+    this object loaded; raises `ValueError` when another writer changed it since (load it again)."""
+    with index_lock(self.path):
+        on_disk = json.loads((self.path/'meta.json').read_text()).get('pages_hash')
+        if on_disk != self.meta.get('pages_hash'):
+            raise ValueError(f'{self.path} changed on disk since this index was loaded (another writer?): '
+                             'load it again')
+        yield
+
 # %% ../../nbs/03b_retrieval.documents.ipynb #731bbe6b
 @patch
 def remove(self: IndexDocuments,
@@ -77,17 +91,18 @@ def remove(self: IndexDocuments,
           ) -> Self:
     """Remove every page of `doc` from the index (its images are deleted after the commit); raises `KeyError` for an
     unknown doc."""
-    if doc not in self.documents():
-        raise KeyError(f'no document {doc!r} in this index; it has: {", ".join(self.documents())}')
-    keep = np.array([p.doc != doc for p in self.pages])
-    new_pos = np.cumsum(keep) - 1  # old page index -> new page index (for kept pages)
-    vmask = keep[self.owner]
-    gone = [p for p in self.pages if p.doc == doc]
-    self._replace([p for p, k in zip(self.pages, keep) if k],
-                  _vectors(_cpu(self.index))[vmask], new_pos[self.owner[vmask]], f'remove {doc}')
-    for p in gone: Path(p.image).unlink(missing_ok=True)
-    (self.path/'pages'/'.done'/f'{doc}.jsonl').unlink(missing_ok=True)
-    return self
+    with self._writing():
+        if doc not in self.documents():
+            raise KeyError(f'no document {doc!r} in this index; it has: {", ".join(self.documents())}')
+        keep = np.array([p.doc != doc for p in self.pages])
+        new_pos = np.cumsum(keep) - 1  # old page index -> new page index (for kept pages)
+        vmask = keep[self.owner]
+        gone = [p for p in self.pages if p.doc == doc]
+        self._replace([p for p, k in zip(self.pages, keep) if k],
+                      _vectors(_cpu(self.index))[vmask], new_pos[self.owner[vmask]], f'remove {doc}')
+        for p in gone: Path(p.image).unlink(missing_ok=True)
+        (self.path/'pages'/'.done'/f'{doc}.jsonl').unlink(missing_ok=True)
+        return self
 
 # %% ../../nbs/03b_retrieval.documents.ipynb #10d96a1c
 @patch
@@ -97,20 +112,21 @@ def add(self: IndexDocuments,
         progress: bool = True, # progress bars
        ) -> Self:
     "Add documents to the index; ones already in it are skipped with a message; bad files are reported and skipped."
-    have = set(self.documents())
-    rep = build_corpus(sources, self.path, progress=progress, pages_file=None)
-    new = [p for p in rep.pages if p.doc not in have]
-    for d in sorted({p.doc for p in rep.pages if p.doc in have}):
-        print(f'{d}: already in the index, skipped (remove it first to re-index)', file=sys.stderr)
-    if not new: return self
-    new = absolute_paths(new, self.path)
-    parts = [
-        embed_batch(self.embedder, new[s:s + batch_size],
-                    len(self.pages) + s) for s in range(0, len(new), batch_size)
-    ]
-    vecs = np.concatenate([_vectors(_cpu(self.index)), *[v for v, _ in parts]])
-    owner = np.concatenate([self.owner, *[o for _, o in parts]])
-    return self._replace(self.pages + new, vecs, owner, f'add {len(new)} pages')
+    with self._writing():
+        have = set(self.documents())
+        rep = build_corpus(sources, self.path, progress=progress, pages_file=None)
+        new = [p for p in rep.pages if p.doc not in have]
+        for d in sorted({p.doc for p in rep.pages if p.doc in have}):
+            print(f'{d}: already in the index, skipped (remove it first to re-index)', file=sys.stderr)
+        if not new: return self
+        new = absolute_paths(new, self.path)
+        parts = [
+            embed_batch(self.embedder, new[s:s + batch_size],
+                        len(self.pages) + s) for s in range(0, len(new), batch_size)
+        ]
+        vecs = np.concatenate([_vectors(_cpu(self.index)), *[v for v, _ in parts]])
+        owner = np.concatenate([self.owner, *[o for _, o in parts]])
+        return self._replace(self.pages + new, vecs, owner, f'add {len(new)} pages')
 
 # %% ../../nbs/03b_retrieval.documents.ipynb #d2f83917
 @patch
@@ -118,19 +134,20 @@ def merge(self: IndexDocuments,
           other: Self | str | Path, # another index (or its dir) built with the same embedder
          ) -> Self:
     "Merge another index into this one; raises `ValueError` on a different embedder or a shared document name."
-    other = other if isinstance(other, IndexDocuments) else type(self).load(other, self.embedder)
-    if (other.meta['embedder'], other.meta['dim']) != (self.meta['embedder'], self.meta['dim']):
-        raise ValueError(f"cannot merge an index of {other.meta['embedder']} into one of {self.meta['embedder']}")
-    clash = set(self.documents()) & set(other.documents())
-    if clash: raise ValueError(f'both indexes hold document(s) {sorted(clash)}: remove them from one first')
-    pages = []
-    for p in other.pages:
-        dst = self.path/'pages'/Path(p.image).name
-        if not dst.exists(): shutil.copy2(p.image, dst)
-        pages.append(Page.from_dict({**p.to_dict(), 'image': str(dst)}))
-    for doc in other.documents():
-        write_jsonl(self.path / 'pages' / '.done' / f'{doc}.jsonl',
-                    [{**p.to_dict(), 'image': f'pages/{Path(p.image).name}'} for p in pages if p.doc == doc])
-    vecs = np.concatenate([_vectors(_cpu(self.index)), _vectors(_cpu(other.index))])
-    owner = np.concatenate([self.owner, other.owner + len(self.pages)])
-    return self._replace(self.pages + pages, vecs, owner, f'merge {other.path}')
+    with self._writing():
+        other = other if isinstance(other, IndexDocuments) else type(self).load(other, self.embedder)
+        if (other.meta['embedder'], other.meta['dim']) != (self.meta['embedder'], self.meta['dim']):
+            raise ValueError(f"cannot merge an index of {other.meta['embedder']} into one of {self.meta['embedder']}")
+        clash = set(self.documents()) & set(other.documents())
+        if clash: raise ValueError(f'both indexes hold document(s) {sorted(clash)}: remove them from one first')
+        pages = []
+        for p in other.pages:
+            dst = self.path/'pages'/Path(p.image).name
+            if not dst.exists(): shutil.copy2(p.image, dst)
+            pages.append(Page.from_dict({**p.to_dict(), 'image': str(dst)}))
+        for doc in other.documents():
+            write_jsonl(self.path / 'pages' / '.done' / f'{doc}.jsonl',
+                        [{**p.to_dict(), 'image': f'pages/{Path(p.image).name}'} for p in pages if p.doc == doc])
+        vecs = np.concatenate([_vectors(_cpu(self.index)), _vectors(_cpu(other.index))])
+        owner = np.concatenate([self.owner, other.owner + len(self.pages)])
+        return self._replace(self.pages + pages, vecs, owner, f'merge {other.path}')

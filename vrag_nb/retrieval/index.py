@@ -17,7 +17,7 @@ from .static import StaticEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
 from .ann import KINDS, choose_kind, make_index, to_gpu
 from .store import commit_files, roll_forward
-from .store import pages_hash, index_files, absolute_paths, embed_resumable
+from .store import pages_hash, index_files, absolute_paths, embed_resumable, index_lock
 from fastcore.basics import patch
 from .documents import IndexDocuments
 
@@ -89,24 +89,26 @@ def build(cls: PageIndex,
           progress: bool = True, # tqdm progress bar
          ) -> PageIndex:
     "Embed every page (resuming from checkpoint shards), build BM25, write the index files, return the index."
-    path, embedder = Path(path), get_embedder(embedder)
-    if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if kind not in ('auto', *KINDS): raise ValueError(f"kind must be 'auto' or one of {KINDS}, got {kind!r}")
-    pages = absolute_paths(load_pages(path), path)  # embedders that read images get paths they can open
-    if not pages: raise ValueError(f"{path}/pages.jsonl has no pages: nothing to index")
-    ckpt = path/'ckpt'
-    vecs, owner = embed_resumable(ckpt, pages, embedder, batch_size, checkpoint_every, progress)
-    kind = choose_kind(len(pages), len(vecs)) if kind == 'auto' else kind
-    index = make_index(vecs, kind)
-    bm25 = BM25Pages.build([p.text for p in pages])
-    meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages),
-                vectors=int(index.ntotal), passages=hasattr(embedder, 'embed_passages'),
-                multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method,
-                fusion=default_fusion(embedder), created=datetime.now(timezone.utc).isoformat(timespec='seconds'),
-                version=vrag_nb.__version__, pages_hash=pages_hash(pages))
-    commit_files(path, index_files(index, owner, bm25, meta))
-    shutil.rmtree(ckpt, ignore_errors=True)
-    return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
+    path = Path(path)
+    with index_lock(path):  # one writer at a time (`02e_retrieval.store`)
+        path, embedder = Path(path), get_embedder(embedder)
+        if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        if kind not in ('auto', *KINDS): raise ValueError(f"kind must be 'auto' or one of {KINDS}, got {kind!r}")
+        pages = absolute_paths(load_pages(path), path)  # embedders that read images get paths they can open
+        if not pages: raise ValueError(f"{path}/pages.jsonl has no pages: nothing to index")
+        ckpt = path/'ckpt'
+        vecs, owner = embed_resumable(ckpt, pages, embedder, batch_size, checkpoint_every, progress)
+        kind = choose_kind(len(pages), len(vecs)) if kind == 'auto' else kind
+        index = make_index(vecs, kind)
+        bm25 = BM25Pages.build([p.text for p in pages])
+        meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages),
+                    vectors=int(index.ntotal), passages=hasattr(embedder, 'embed_passages'),
+                    multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method,
+                    fusion=default_fusion(embedder), created=datetime.now(timezone.utc).isoformat(timespec='seconds'),
+                    version=vrag_nb.__version__, pages_hash=pages_hash(pages))
+        commit_files(path, index_files(index, owner, bm25, meta))
+        shutil.rmtree(ckpt, ignore_errors=True)
+        return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
 
 # %% ../../nbs/03_retrieval.index.ipynb #b2790398
 @patch(cls_method=True)

@@ -4,7 +4,8 @@
 
 # %% ../../nbs/02e_retrieval.store.ipynb #a547bd13
 from __future__ import annotations
-import hashlib, io, json, os, shutil
+import hashlib, io, json, os, shutil, sys
+from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
 import faiss
@@ -13,7 +14,7 @@ from .sparse import BM25Pages
 
 # %% auto #0
 __all__ = ['STAGE', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards', 'pages_hash', 'index_files', 'absolute_paths',
-           'embed_resumable']
+           'embed_resumable', 'index_lock']
 
 # %% ../../nbs/02e_retrieval.store.ipynb #446eae40
 STAGE = '.staging'
@@ -132,3 +133,22 @@ def embed_resumable(ckpt: Path, # checkpoint dir: state.json and the `vec_<start
                 atomic_write(ckpt/f'vec_{start:08d}_{end:08d}.npz', npz_bytes(vecs=v, owner=o))
                 shards.append((v, o)); pending, start = [], end
     return np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])
+
+# %% ../../nbs/02e_retrieval.store.ipynb #stlk02
+@contextmanager
+def index_lock(path: str | Path, # the index (or corpus) dir; the lock file is `<path>/.lock`
+               timeout: float = -1, # seconds to wait for another writer; -1: as long as it takes
+              ):
+    """Hold the write lock of an index dir for the length of a `with`, re-entrant in one process; a second writer waits,
+    saying so. Raises `TimeoutError` after `timeout` seconds."""
+    from filelock import FileLock, Timeout
+    path = Path(path); path.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(path/'.lock', is_singleton=True)
+    try: lock.acquire(timeout=0)
+    except Timeout:
+        print(f'{path} is being written by another process: waiting for it to finish', file=sys.stderr)
+        try: lock.acquire(timeout=timeout)
+        except Timeout:
+            raise TimeoutError(f'{path} is still being written by another process after {timeout:g} s') from None
+    try: yield
+    finally: lock.release()
