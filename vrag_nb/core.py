@@ -4,7 +4,8 @@
 
 # %% ../nbs/00_core.ipynb #172b3eea
 from __future__ import annotations
-import base64, io, json, math, os, tempfile
+import base64, io, json, math, os, signal, tempfile, threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from PIL import Image
@@ -13,7 +14,7 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['PATCH', 'MIN_PIXELS', 'MAX_PIXELS', 'MAX_QUERY_CHARS', 'CHARS_PER_TOKEN', 'Page', 'page_name', 'Hit', 'fit_to_budget',
            'resize_to_budget', 'to_data_url', 'from_data_url', 'show_image', 'side_by_side', 'atomic_write',
-           'read_jsonl', 'write_jsonl', 'model_text', 'cut_reply', 'Reply', 'cache_dir']
+           'read_jsonl', 'write_jsonl', 'sigint_deferred', 'model_text', 'cut_reply', 'Reply', 'cache_dir']
 
 # %% ../nbs/00_core.ipynb #d9411469
 @dataclass
@@ -204,6 +205,23 @@ def write_jsonl(path: str | Path, # destination file
                ) -> Path:
     "Write `rows` as JSON lines, atomically."
     return atomic_write(path, ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows))
+
+# %% ../nbs/00_core.ipynb #sig02
+@contextmanager
+def sigint_deferred(first_raises: bool = False, # the first Ctrl-C raises at once (it stops the work), later ones wait
+                   ): # yields `saving()`: call it when the save begins, and every Ctrl-C from then on waits
+    """Hold off Ctrl-C (SIGINT) for the length of a `with` — a save that must finish — and raise `KeyboardInterrupt`
+    after it if one waited; outside the main thread it does nothing (signals reach only the main thread)."""
+    if threading.current_thread() is not threading.main_thread(): yield lambda: None; return
+    state, waited = {'raise_next': first_raises}, []
+    def handler(sig, frame):
+        if state.pop('raise_next', False): raise KeyboardInterrupt
+        waited.append(sig)
+    old = signal.signal(signal.SIGINT, handler)
+    try: yield lambda: state.pop('raise_next', None)
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if waited: raise KeyboardInterrupt('Ctrl-C during a save: it was let finish first')
 
 # %% ../nbs/00_core.ipynb #ea512e17
 # the longest search query, characters: the search server refuses longer ones (03a), the agents treat them as invalid

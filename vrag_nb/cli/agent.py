@@ -4,7 +4,7 @@
 
 # %% ../../nbs/09a_cli.agent.ipynb #c42bea7b
 from __future__ import annotations
-import json as js, re, sys
+import json as js, os, re, sys
 from pathlib import Path
 from fastcore.script import call_parse, Param, store_true
 from ..agent.loop import VRAGAgent
@@ -14,6 +14,7 @@ from ..retrieval.index import PageIndex
 from ..eval.retrieval import load_qa, evaluate_retrieval, gold_pages, plot_retrieval
 from ..eval.agents import make_policy, evaluate_agent, MODES
 from .index import die, load_index
+from ..core import sigint_deferred
 
 # %% auto #0
 __all__ = ['terminal_text', 'print_event', 'drive', 'ask', 'ask_vimrag', 'vrag_ask', 'vrag_eval']
@@ -53,6 +54,17 @@ def drive(agent, # a `VRAGAgent` or `VimRAGAgent`
         except BaseException: pass
         return err
 
+# %% ../../nbs/09a_cli.agent.ipynb #clip01
+def _printer():
+    "Show events on the terminal: streamed text as it comes, then each event on a line of its own."
+    mid_line = False
+    def show(e: dict):
+        nonlocal mid_line
+        if e['event'] == 'delta': print(terminal_text(e['text']), end='', flush=True); mid_line = True; return
+        if mid_line: print(); mid_line = False
+        if e['event'] != 'done': print_event(e)
+    return show
+
 # %% ../../nbs/09a_cli.agent.ipynb #4ee8141b
 def ask(index: PageIndex, # the index to search
         question: str, # the question
@@ -64,23 +76,20 @@ def ask(index: PageIndex, # the index to search
        ) -> dict: # the trajectory
     """Run the agent on one question, print its events, save trajectory and crops under `out`; stopped by Ctrl-C or an
     error, save the partial trajectory, then raise."""
-    agent, mid_line = VRAGAgent(index, policy, max_steps=max_steps, stream=stream), False
-    def show(e):
-        nonlocal mid_line
-        if e['event'] == 'delta': print(terminal_text(e['text']), end='', flush=True); mid_line = True; return
-        if mid_line: print(); mid_line = False
-        if e['event'] != 'done': print_event(e)
-    stopped = drive(agent, question, show)
-    if mid_line: print()
-    traj = agent.trajectory
-    if out:
-        out = Path(out); out.mkdir(parents=True, exist_ok=True)
-        crops = [e for e in traj['events'] if e['event'] == 'crop']
-        for i, e in enumerate(crops):
-            p = out / f'{name}_crop{i + 1}.jpg'
-            View.from_dict(e['view']).render().save(p, quality=90)
-            e['image_file'] = str(p)
-        save_trajectory(traj, out/f'{name}.json')
+    agent, show = VRAGAgent(index, policy, max_steps=max_steps, stream=stream), _printer()
+    # the first Ctrl-C stops the run; a second waits for the save it would cut short
+    with sigint_deferred(first_raises=True) as saving:
+        stopped = drive(agent, question, show)
+        saving(); show({'event': 'done'})
+        traj = agent.trajectory
+        if out:
+            out = Path(out); out.mkdir(parents=True, exist_ok=True)
+            crops = [e for e in traj['events'] if e['event'] == 'crop']
+            for i, e in enumerate(crops):
+                p = out / f'{name}_crop{i + 1}.jpg'
+                View.from_dict(e['view']).render().save(p, quality=90)
+                e['image_file'] = str(p)
+            save_trajectory(traj, out/f'{name}.json')
     if stopped is not None: raise stopped
     return traj
 
@@ -90,17 +99,21 @@ def ask_vimrag(index: PageIndex, # the index to search
                policy, # a VimRAG policy (e.g. `OfflineVimRAGPolicy`, or `OpenAIPolicy` for a VLM)
                out: str | Path | None = None, # dir for trajectory.json (graph under the key `graph`) and graph.html
                max_steps: int = 20, # step budget (reference default)
+               stream: bool = False, # print the model's text as it arrives (a policy with `stream`)
               ) -> dict: # the trajectory
     """Run the VimRAG agent on one question, print its events, save the trajectory and the graph's HTML view under
     `out`; stopped by Ctrl-C or an error, save what was done, then raise."""
     from vrag_nb.vimrag.agent import VimRAGAgent
     from vrag_nb.vimrag.views import graph_html
-    agent = VimRAGAgent(index, policy, max_steps=max_steps)
-    stopped = drive(agent, question, lambda e: e['event'] != 'done' and print_event(e))
-    traj = agent.trajectory
-    if out:
-        out = Path(out); out.mkdir(parents=True, exist_ok=True)
-        save_trajectory(traj, out/'trajectory.json'); graph_html(agent.graph, out/'graph.html')
+    agent, show = VimRAGAgent(index, policy, max_steps=max_steps, stream=stream), _printer()
+    # the first Ctrl-C stops the run; a second waits for the save it would cut short
+    with sigint_deferred(first_raises=True) as saving:
+        stopped = drive(agent, question, show)
+        saving(); show({'event': 'done'})
+        traj = agent.trajectory
+        if out:
+            out = Path(out); out.mkdir(parents=True, exist_ok=True)
+            save_trajectory(traj, out/'trajectory.json'); graph_html(agent.graph, out/'graph.html')
     if stopped is not None: raise stopped
     return traj
 
@@ -127,12 +140,13 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
     if timeout <= 0 or retries < 0: die('--timeout must be > 0 and --retries >= 0')
     policy = make_policy(idx, base_url, model, api_key, thinking or None, max_tokens,
                          'crop' if mode == 'vrag' else mode, timeout, retries)
-    saved = f'; the partial trajectory is in {Path(out)/"trajectory.json"}' if out else ''
+    # claimed only when the file is there
+    saved = lambda: f'; the partial trajectory is in {p}' if out and (p := Path(out)/'trajectory.json').exists() else ''
     try:
-        if mode == 'vimrag': traj = ask_vimrag(idx, question, policy, out, max_steps=max_steps or 20)
+        if mode == 'vimrag': traj = ask_vimrag(idx, question, policy, out, max_steps=max_steps or 20, stream=stream)
         else: traj = ask(idx, question, policy, out, max_steps=max_steps or 10, stream=stream)
-    except KeyboardInterrupt: print(f'interrupted (Ctrl-C){saved}', file=sys.stderr); sys.exit(130)
-    except Exception as e: die(f'the run failed: {type(e).__name__}: {e}{saved}', 1)
+    except KeyboardInterrupt: print(f'interrupted (Ctrl-C){saved()}', file=sys.stderr); sys.exit(130)
+    except Exception as e: die(f'the run failed: {type(e).__name__}: {e}{saved()}', 1)
     if out:
         print(f'trajectory saved to {Path(out)/"trajectory.json"}' +
               (f', graph view in {Path(out)/"graph.html"}' if mode == 'vimrag' else ''))
@@ -158,7 +172,8 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
     except KeyboardInterrupt:
         print(f'interrupted (Ctrl-C): results of what was done in {Path(out) / "results.json"}; the same command '
               f'finishes the rest', file=sys.stderr)
-        sys.exit(130)
+        # at once: model calls still in flight after a second Ctrl-C would hold a normal exit until their deadline
+        sys.stdout.flush(); sys.stderr.flush(); os._exit(130)
     if as_json: print(js.dumps(res)); return
     print(f"{len(exs)} questions · policy: {policy_name} · judge: {res['judge']}")
     print(

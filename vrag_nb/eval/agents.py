@@ -73,15 +73,27 @@ def _file_name(uid: str) -> str:
     return safe if safe == str(uid) else f'{safe}-{hashlib.sha1(str(uid).encode()).hexdigest()[:8]}'
 
 # %% ../../nbs/08a_eval.agents.ipynb #evag01
-def _cache_key(index, mode: str, policy_name: str, judge, max_steps: int, # as `evaluate_agent`'s
+def _cache_key(index, mode: str, policy_name: str, judge, max_steps: int, # as `evaluate_agent`'s; judge None: any
               ) -> str: # 12 hex digits
-    "Names the settings a cached row was made under (baseline, policy, judge, step budget, index); others run again."
-    return hashlib.sha1(json.dumps([mode, policy_name, judge.name, max_steps, index.meta.get('embedder'),
-                                    index.meta.get('count')]).encode()).hexdigest()[:12]
+    """Names the settings a cached row was made under (baseline, policy, judge, step budget, index); others run again.
+    Without a judge it names a trajectory's settings: a run judged again under another judge, or after a judge failure,
+    is not played again."""
+    return hashlib.sha1(json.dumps([mode, policy_name, judge.name if judge else None, max_steps,
+                                    index.meta.get('embedder'), index.meta.get('count')]).encode()).hexdigest()[:12]
+
+# %% ../../nbs/08a_eval.agents.ipynb #evag03
+def _finished_run(path: Path, # a saved trajectory (`trajectories/<mode>/<uid>.json`)
+                  run_key: str, # the settings it must have been played under (`_cache_key` without a judge)
+                 ) -> dict | None: # the trajectory, or None: play the question (again)
+    "A finished trajectory played under the same settings but never scored (the judge failed), to judge again."
+    try: t = json.loads(path.read_text(encoding='utf-8'))
+    except (OSError, ValueError): return None
+    return t if isinstance(t, dict) and t.get('finished') and t.get('run_key') == run_key else None
 
 # %% ../../nbs/08a_eval.agents.ipynb #evag02
 def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not cached yet; the baseline
-              policy, judge, key: str, max_steps: int, # who answers (`_Stoppable`), who judges, the cache key, budget
+              policy, judge, keys: tuple, max_steps: int, # who answers (`_Stoppable`), who judges, budget
+              # the cache keys of a row and of a trajectory (`_cache_key` with the judge and without)
               out_dir: Path, workers: int, progress: bool, # as `evaluate_agent`'s
               done: dict, failed: list, # get each row, by uid, and each failure
               stop: threading.Event, # set on Ctrl-C: the questions in flight stop at their next model call
@@ -90,11 +102,13 @@ def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not
     from vrag_nb.agent.events import save_trajectory
     pages, traj_dir = {(p.doc, p.page): p for p in getattr(index, 'pages', [])}, out_dir/'trajectories'/mode
     traj_dir.mkdir(parents=True, exist_ok=True)
+    key, run_key = keys
     def one(e):
-        t0 = time.time()
-        traj = run_question(index, e['query'], mode, policy, max_steps)
-        # finished or not: what the model did, to read
-        save_trajectory(traj, traj_dir/f"{_file_name(e['uid'])}.json")
+        t0, path = time.time(), traj_dir/f"{_file_name(e['uid'])}.json"
+        traj = _finished_run(path, run_key)  # played but not scored (the judge failed): judged again, not replayed
+        if traj is None:
+            traj = {**run_question(index, e['query'], mode, policy, max_steps), 'run_key': run_key}
+            save_trajectory(traj, path)  # finished or not: what the model did, to read
         if not traj['finished']: raise _Unfinished(traj['error'])
         return {**score_row(traj, e, judge, pages), 'seconds': round(time.time() - t0, 3), 'key': key}
     def record(fut, e):
@@ -106,21 +120,26 @@ def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not
         else: err = str(x) if isinstance(x, _Unfinished) else f'{type(x).__name__}: {x}'
         failed.append({'uid': e['uid'], 'mode': mode, 'error': err})
         print(f'{mode} {e["uid"]}: failed, skipped ({err})', file=sys.stderr)
-    with ThreadPoolExecutor(max(1, workers)) as ex, open(out_dir/f'{mode}.jsonl', 'a') as f:
-        futs, recorded = {ex.submit(one, e): e for e in todo}, set()
-        try:
-            for fut in tqdm(as_completed(futs), total=len(futs), desc=mode, disable=not progress):
-                record(fut, futs[fut])
-                recorded.add(fut)
-        # stop the questions in flight at their next model call, keep everything done so far
-        except KeyboardInterrupt:
-            stop.set()
-            print('interrupted: finishing the model calls in flight, then saving (Ctrl-C again quits at once)',
-                  file=sys.stderr)
-            for fut in futs: fut.cancel()
-            wait(futs)
-            for fut in futs:
-                if fut not in recorded: record(fut, futs[fut])
+    ex, f = ThreadPoolExecutor(max(1, workers)), open(out_dir/f'{mode}.jsonl', 'a')
+    futs, recorded, again = {ex.submit(one, e): e for e in todo}, set(), False
+    try:
+        for fut in tqdm(as_completed(futs), total=len(futs), desc=mode, disable=not progress):
+            record(fut, futs[fut])
+            recorded.add(fut)
+    # stop the questions in flight at their next model call, keep everything done so far
+    except KeyboardInterrupt:
+        stop.set()
+        print('interrupted: finishing the model calls in flight, then saving (Ctrl-C again quits at once)',
+              file=sys.stderr)
+        for fut in futs: fut.cancel()
+        try: wait(futs)
+        except KeyboardInterrupt: again = True  # the calls in flight are left to end on their own
+        for fut in futs:
+            if fut in recorded: continue
+            if fut.done(): record(fut, futs[fut])
+            else: failed.append({'uid': futs[fut]['uid'], 'mode': mode, 'error': 'interrupted (Ctrl-C twice) in '
+                                                                                  'flight'})
+    finally: ex.shutdown(wait=not again, cancel_futures=True); f.close()
 
 # %% ../../nbs/08a_eval.agents.ipynb #ab9b36e3
 def evaluate_agent(index, # a `PageIndex`
@@ -149,11 +168,12 @@ def evaluate_agent(index, # a `PageIndex`
     for mode in modes:
         if stop.is_set(): break
         key = _cache_key(index, mode, policy_name, judge, max_steps)
+        run_key = _cache_key(index, mode, policy_name, None, max_steps)  # the trajectory's: judged again, not replayed
         done = _load_rows(out_dir/f'{mode}.jsonl', key)
         todo = [e for e in examples if e['uid'] not in done]
         if todo:
-            _run_mode(index, todo, mode, _Stoppable(policy_for(mode), stop), judge, key, max_steps, out_dir, workers,
-                      progress, done, failed, stop)
+            _run_mode(index, todo, mode, _Stoppable(policy_for(mode), stop), judge, (key, run_key), max_steps, out_dir,
+                      workers, progress, done, failed, stop)
         all_rows[mode] = [done[u] for u in uids if u in done]
     res = {'judge': judge.name, 'policy': policy_name, 'max_steps': max_steps, 'n_examples': len(examples),
            'failed': failed, 'interrupted': stop.is_set(), 'modes': {}}

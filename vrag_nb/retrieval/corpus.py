@@ -19,7 +19,8 @@ from .store import index_lock
 
 
 # %% auto #0
-__all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'find_sources', 'SkipFile', 'CorpusReport', 'load_pages', 'build_corpus']
+__all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'MAX_RENDER_PIXELS', 'find_sources', 'SkipFile', 'CorpusReport', 'load_pages',
+           'build_corpus']
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #869d50a7
 IMAGE_EXTS = {'.jpg', '.jpeg', '.png', '.webp', '.bmp', '.tif', '.tiff', '.gif'}
@@ -62,26 +63,36 @@ def _image_doc(path: Path) -> tuple[str, int]:
     return (m[1], int(m[2])) if m and int(m[2]) >= 1 else (path.stem, 1)
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #67ead962
+MAX_RENDER_PIXELS = 25_000_000  # a page larger than this at the chosen dpi is rendered at a lower one
+
 def _render_range(path, start, end, out_dir, dpi, quality, ocr, min_chars) -> list[dict]:
-    "Render pages [start, end) (0-based) of one PDF; runs in a worker process, so it returns plain dicts."
+    """Render pages [start, end) (0-based) of one PDF; runs in a worker process, so it returns plain dicts and raises
+    only `SkipFile` (a message, which any process can read)."""
     pymupdf.TOOLS.mupdf_display_errors(False)
     doc, path, out_dir = pymupdf.open(path, filetype='pdf'), Path(path), Path(out_dir)
-    scale, pages = dpi / 72, []
+    pages = []
     for i in range(start, end):
-        pg = doc[i]
-        pix = pg.get_pixmap(dpi=dpi, alpha=False)
-        img = Image.frombuffer('RGB', (pix.width, pix.height), pix.samples_mv, 'raw', 'RGB', pix.stride, 1)  # no copy
-        name = page_name(path.stem, i + 1)
-        img.save(out_dir/'pages'/name, quality=quality)
-        tp = pg.get_textpage()  # parse the page's text once for all extractions
-        blocks, lines = pdf_blocks(pg, scale, tp), pdf_lines(pg, scale, tp)
-        text, used_ocr = clean_text(pg.get_text('text', textpage=tp)), False
-        if len(text) < min_chars and ocr:
-            blocks, lines, used_ocr = ocr_blocks(img), [], True
-            text = '\n'.join(b[4] for b in blocks)
-        pages.append(Page(path.stem, i + 1, f'pages/{name}', pix.width, pix.height, text, blocks, str(path), used_ocr,
-                          lines=lines).to_dict())
+        try: pages.append(_render_page(doc[i], path, i, out_dir, dpi, quality, ocr, min_chars))
+        except Exception as e: raise SkipFile(f'page {i + 1} cannot be rendered ({type(e).__name__}: {e})') from None
     return pages
+
+def _render_page(pg, path: Path, i: int, out_dir: Path, dpi, quality, ocr, min_chars) -> dict:
+    "One PDF page: its image (at most `MAX_RENDER_PIXELS`), text, blocks and lines, as a plain dict."
+    area = max(pg.rect.width * pg.rect.height, 1.0) / 72 ** 2  # square inches
+    dpi = min(dpi, max(1, int(math.sqrt(MAX_RENDER_PIXELS / area))))  # whole dots per inch, as MuPDF takes them
+    scale = dpi / 72
+    pix = pg.get_pixmap(dpi=dpi, alpha=False)
+    img = Image.frombuffer('RGB', (pix.width, pix.height), pix.samples_mv, 'raw', 'RGB', pix.stride, 1)  # no copy
+    name = page_name(path.stem, i + 1)
+    img.save(out_dir/'pages'/name, quality=quality)
+    tp = pg.get_textpage()  # parse the page's text once for all extractions
+    blocks, lines = pdf_blocks(pg, scale, tp), pdf_lines(pg, scale, tp)
+    text, used_ocr = clean_text(pg.get_text('text', textpage=tp)), False
+    if len(text) < min_chars and ocr:
+        blocks, lines, used_ocr = ocr_blocks(img), [], True
+        text = '\n'.join(b[4] for b in blocks)
+    return Page(path.stem, i + 1, f'pages/{name}', pix.width, pix.height, text, blocks, str(path), used_ocr,
+                lines=lines).to_dict()
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #e134de10
 def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
@@ -197,6 +208,7 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
         def run_here(key, fn, args):
             try: finish(key, fn(*args))
             except SkipFile as e: rep.skipped.append((args[0], str(e)))
+            except Exception as e: rep.skipped.append((args[0], f'failed while rendering ({type(e).__name__}: {e})'))
         if workers == 1 or len(tasks) <= 1:
             for key, fn, args, _ in tasks: run_here(key, fn, args)
             return
