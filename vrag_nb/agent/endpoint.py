@@ -67,8 +67,6 @@ class EndpointError(RuntimeError):
 
 RETRY_STATUS = (408, 409, 429, 500, 502, 503, 504)  # as the openai client: timeouts, conflicts, rate limits, 5xx
 
-def _status(e) -> int | None: return getattr(e, 'status_code', None)
-
 def _retry_wait(e: Exception, attempt: int) -> float | None:
     "Seconds to wait before trying again after `e` (the server's `retry-after` when it sent one); None: do not retry."
     import openai
@@ -191,11 +189,14 @@ def _play(h: BaseHTTPRequestHandler, step: tuple, body: dict):
     if not body.get('stream'):
         return send(200, json.dumps({**head, 'object': 'chat.completion',
                                      'choices': [{'index': 0, 'finish_reason': 'stop', 'message': msg}]}).encode())
-    if not calls: return sse([chunk(msg), chunk({}, 'stop')])
-    # as vLLM streams tool calls: the name first, then the arguments in pieces
+    sse(_tool_call_chunks(calls, chunk) if calls else [chunk(msg), chunk({}, 'stop')])
+
+# %% ../../nbs/04b_agent.endpoint.ipynb #epx14b
+def _tool_call_chunks(calls: list[dict], chunk) -> list[dict]:
+    "Stream chunks of tool calls as vLLM sends them: each call's name first, then its arguments in pieces."
     part = lambda i, **f: chunk({'tool_calls': [{'index': i, 'function': f}]})
     pieces = [part(i, name=c['function']['name'], arguments='') for i, c in enumerate(calls)]
     for i, c in enumerate(calls):
         a = c['function']['arguments']
         pieces += [part(i, arguments=a[k:k + 9]) for k in range(0, len(a), 9)]
-    sse([chunk({'role': 'assistant'}), *pieces, chunk({}, 'tool_calls')])
+    return [chunk({'role': 'assistant'}), *pieces, chunk({}, 'tool_calls')]

@@ -90,6 +90,24 @@ def _finished_run(path: Path, # a saved trajectory (`trajectories/<mode>/<uid>.j
     except (OSError, ValueError): return None
     return t if isinstance(t, dict) and t.get('finished') and t.get('run_key') == run_key else None
 
+# %% ../../nbs/08a_eval.agents.ipynb #evag04
+def _wind_down(futs: dict, # future -> its example, every question of the baseline
+               recorded: set, # the futures already recorded
+               record, # record(future, example): a row or a failure
+               abandoned, # abandoned(example): a question left in flight by a second Ctrl-C
+              ) -> bool: # whether a second Ctrl-C came (the calls in flight are then left to end on their own)
+    "After a Ctrl-C: cancel what has not started, wait for the calls in flight (unless Ctrl-C comes again), record all."
+    print('interrupted: finishing the model calls in flight, then saving (Ctrl-C again quits at once)', file=sys.stderr)
+    for fut in futs: fut.cancel()
+    again = False
+    try: wait(futs)
+    except KeyboardInterrupt: again = True
+    for fut in futs:
+        if fut in recorded: continue
+        if fut.done(): record(fut, futs[fut])
+        else: abandoned(futs[fut])
+    return again
+
 # %% ../../nbs/08a_eval.agents.ipynb #evag02
 def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not cached yet; the baseline
               policy, judge, keys: tuple, max_steps: int, # who answers (`_Stoppable`), who judges, budget
@@ -129,16 +147,8 @@ def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not
     # stop the questions in flight at their next model call, keep everything done so far
     except KeyboardInterrupt:
         stop.set()
-        print('interrupted: finishing the model calls in flight, then saving (Ctrl-C again quits at once)',
-              file=sys.stderr)
-        for fut in futs: fut.cancel()
-        try: wait(futs)
-        except KeyboardInterrupt: again = True  # the calls in flight are left to end on their own
-        for fut in futs:
-            if fut in recorded: continue
-            if fut.done(): record(fut, futs[fut])
-            else: failed.append({'uid': futs[fut]['uid'], 'mode': mode, 'error': 'interrupted (Ctrl-C twice) in '
-                                                                                  'flight'})
+        again = _wind_down(futs, recorded, record, lambda e: failed.append(
+            {'uid': e['uid'], 'mode': mode, 'error': 'interrupted (Ctrl-C twice) in flight'}))
     finally: ex.shutdown(wait=not again, cancel_futures=True); f.close()
 
 # %% ../../nbs/08a_eval.agents.ipynb #ab9b36e3
