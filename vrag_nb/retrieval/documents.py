@@ -140,6 +140,9 @@ def merge(self: IndexDocuments,
             raise ValueError(f"cannot merge an index of {other.meta['embedder']} into one of {self.meta['embedder']}")
         clash = set(self.documents()) & set(other.documents())
         if clash: raise ValueError(f'both indexes hold document(s) {sorted(clash)}: remove them from one first')
+        root = Path(other.path).resolve()  # copy only files of that index dir, followed through any symlink
+        if outside := [p.pid for p in other.pages if not Path(p.image).resolve().is_relative_to(root)]:
+            raise ValueError(f'{other.path}: the images of pages {outside[:3]} lie outside that index dir; not copied')
         pages = []
         for p in other.pages:
             dst = self.path/'pages'/Path(p.image).name

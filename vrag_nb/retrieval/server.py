@@ -123,7 +123,11 @@ def create_app(index: PageIndex, # the index to serve
         "The image of one corpus page; 404 for anything that is not a page of the loaded corpus."
         i = index.position.get((doc, page))
         if i is None: raise HTTPException(404, f'no page {page} of document {doc!r} in this corpus')
-        return FileResponse(index.pages[i].image, media_type='image/jpeg')
+        # only a file inside the index dir, followed through any symlink: never what a page record points at elsewhere
+        path = Path(index.pages[i].image).resolve()
+        if not (path.is_relative_to(Path(index.path).resolve()) and path.is_file()):
+            raise HTTPException(404, f'page {page} of document {doc!r} has no image file inside the index dir')
+        return FileResponse(path, media_type='image/jpeg')
     return app
 
 # %% ../../nbs/03a_retrieval.server.ipynb #45ec1f44
