@@ -4,7 +4,7 @@
 
 # %% ../../nbs/09_cli.index.ipynb #1e245268
 from __future__ import annotations
-import contextlib, importlib, json as js, sys, time
+import contextlib, errno, importlib, json as js, sys, time
 from pathlib import Path
 from fastcore.script import call_parse, Param, store_true, anno_parser
 from ..retrieval.corpus import build_corpus
@@ -12,8 +12,8 @@ from ..retrieval.index import PageIndex
 from ..retrieval.store import index_lock
 
 # %% auto #0
-__all__ = ['EXTRA_PACKAGES', 'vrag_train', 'vrag_serve_llm', 'die', 'load_index', 'vrag_index', 'vrag_search', 'vrag_docs',
-           'vrag_serve', 'needs_extra']
+__all__ = ['EXTRA_PACKAGES', 'vrag_train', 'vrag_serve_llm', 'die', 'load_index', 'writes', 'verify_index', 'vrag_index',
+           'vrag_search', 'vrag_docs', 'vrag_serve', 'needs_extra']
 
 # %% ../../nbs/09_cli.index.ipynb #dcbe25ed
 def die(msg: str, # what went wrong, one line
@@ -29,9 +29,36 @@ def load_index(index_dir, # index dir written by `vrag_index`
     try: return PageIndex.load(index_dir)
     except (FileNotFoundError, ValueError) as e: die(str(e))
 
+# %% ../../nbs/09_cli.index.ipynb #cli_w01
+@contextlib.contextmanager
+def writes(out, # the index dir being written
+          ):
+    """Inside this `with`, a disk that is full, over quota or read-only ends the command with one line (exit 1), not a
+    traceback: every commit is all-or-nothing, so the index is as it was, and the same command resumes."""
+    try: yield
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES): raise
+        die(f'cannot write {e.filename or out}: {e.strerror}. The index in {out} is as the last finished command left '
+            'it; make room and run the same command again', 1)
+
+# %% ../../nbs/09_cli.index.ipynb #cli_w02
+def verify_index(dirs: list, # index dirs
+                ):
+    "What `vrag_index --verify` does: load each index checking every file's SHA-256 and page image; exit 1 if damaged."
+    bad = 0
+    for d in dirs:
+        try: idx = PageIndex.load(d, verify=True)
+        except (FileNotFoundError, ValueError) as e: print(f'error: {e}', file=sys.stderr); bad += 1; continue
+        n = len(idx.meta.get('files', {}))
+        print(f'{d}: ' + (f'{n} files match the sizes and SHA-256 in meta.json' if n else
+                          'meta.json records no file hashes (an older index; rebuild it to record them): consistent')
+              + f', {len(idx)} page images present')
+    if bad: sys.exit(1)
+
 # %% ../../nbs/09_cli.index.ipynb #3fdacfa0
 @call_parse
-def vrag_index(src: Param('PDF, image or video files, or folders', str, nargs='+'),
+def vrag_index(src: Param('PDF, image or video files, or folders (with --verify: the index dirs to check)', str,
+                          nargs='*', opt=False) = None,
                out: Param('corpus and index dir to write (resumes if it exists)', str) = 'index',
                dpi: Param('PDF rendering resolution, dots per inch', int) = 150,
                batch_size: Param('pages per embedding batch', int) = 64,
@@ -40,10 +67,14 @@ def vrag_index(src: Param('PDF, image or video files, or folders', str, nargs='+
                no_ocr: Param('do not OCR pages without a text layer', store_true) = False,
                embedder: Param('minilm, or static: MiniLM distilled to static vectors, the fast tier', str,
                                choices=['minilm', 'static']) = 'minilm',
-               chunk_seconds: Param('video chunk length, seconds', float) = 60):
+               chunk_seconds: Param('video chunk length, seconds', float) = 60,
+               verify: Param("check an index's files against the sizes and SHA-256 in its meta.json, and its page "
+                             "images, then exit (1: damaged)", store_true) = False):
     "Render documents to page images (videos: one per fixed-length chunk) and build a searchable index in OUT."
+    if verify: return verify_index(src or [out])
+    if not src: die('give the PDF, image or video files (or folders) to index')
     t = time.time()
-    with index_lock(out):  # the corpus and the index from one run, whatever another vrag_index or vrag_docs does
+    with index_lock(out), writes(out):  # the corpus and the index from one run, whatever another writer does
         rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr, chunk_seconds=chunk_seconds)
         if not rep.pages: die(f'no pages to index ({len(rep.skipped)} files skipped)')
         try: idx = PageIndex.build(out, embedder=embedder, batch_size=batch_size, method=method)
@@ -72,8 +103,8 @@ def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
               remove: Param('document name (file stem) to remove', str, nargs='+') = None,
               merge: Param('another index dir to merge into this one', str) = None):
     "List the documents of an index; add, remove or merge documents (each change committed all-or-nothing)."
-    writes = (add or remove or merge) and Path(index_dir).is_dir()  # (a missing dir: load_index says so)
-    with index_lock(index_dir) if writes else contextlib.nullcontext():  # one writer at a time
+    changing = (add or remove or merge) and Path(index_dir).is_dir()  # (a missing dir: load_index says so)
+    with index_lock(index_dir) if changing else contextlib.nullcontext(), writes(index_dir):  # one writer at a time
         idx = load_index(index_dir)
         try:
             for doc in remove or []: idx.remove(doc); print(f'removed {doc}')

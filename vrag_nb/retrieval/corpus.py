@@ -4,7 +4,7 @@
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #6a120ad4
 from __future__ import annotations
-import math, multiprocessing, os, re, sys
+import errno, math, multiprocessing, os, re, sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -13,14 +13,14 @@ import pymupdf
 from PIL import Image
 from tqdm.auto import tqdm
 from ..core import Page, page_name, read_jsonl, write_jsonl
-from .video import VideoError, split_video, video_frames, video_info
+from .video import VideoError, ingest_video, video_info
 from .pagetext import clean_text, ocr_blocks, pdf_blocks, pdf_lines
-from .store import index_lock
+from .store import index_lock, readable_image
 
 
 # %% auto #0
-__all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'MAX_RENDER_PIXELS', 'find_sources', 'SkipFile', 'CorpusReport', 'load_pages',
-           'build_corpus']
+__all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'DISK_ERRORS', 'MAX_RENDER_PIXELS', 'find_sources', 'SkipFile', 'CorpusReport',
+           'load_pages', 'build_corpus']
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #869d50a7
 IMAGE_EXTS = {'.jpg', '.jpeg', '.png', '.webp', '.bmp', '.tif', '.tiff', '.gif'}
@@ -46,6 +46,15 @@ def find_sources(sources: list[str | Path] | str | Path, # PDF, image or video f
 # %% ../../nbs/01_retrieval.corpus.ipynb #12b131e2
 class SkipFile(Exception):
     "A source file that cannot be ingested; the message says why."
+
+# errors no other file would escape: they stop the build (its finished documents kept) rather than skip a file
+DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS)
+
+def _skip(rep, path, e: Exception):
+    "Record a file that failed to render as skipped; a full or read-only disk is raised instead."
+    if isinstance(e, OSError) and e.errno in DISK_ERRORS: raise e
+    why = str(e) if isinstance(e, (SkipFile, VideoError)) else f'failed while rendering ({type(e).__name__}: {e})'
+    rep.skipped.append((path, why))
 
 # %% ../../nbs/01_retrieval.corpus.ipynb #60a1a416
 def _open_pdf(path: Path) -> pymupdf.Document:
@@ -73,6 +82,9 @@ def _render_range(path, start, end, out_dir, dpi, quality, ocr, min_chars) -> li
     pages = []
     for i in range(start, end):
         try: pages.append(_render_page(doc[i], path, i, out_dir, dpi, quality, ocr, min_chars))
+        except OSError as e:
+            if e.errno in DISK_ERRORS: raise
+            raise SkipFile(f'page {i + 1} cannot be rendered ({type(e).__name__}: {e})') from None
         except Exception as e: raise SkipFile(f'page {i + 1} cannot be rendered ({type(e).__name__}: {e})') from None
     return pages
 
@@ -108,30 +120,6 @@ def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
              bool(ocr)).to_dict()
     ]
 
-# %% ../../nbs/01_retrieval.corpus.ipynb #1ce17f50
-def _ingest_video(path, out_dir, quality, ocr, chunk_seconds, ocr_frames) -> list[dict]:
-    path, out_dir = Path(path), Path(out_dir)
-    try: chunks = split_video(path, out_dir/'chunks', chunk_seconds)
-    except VideoError as e: raise SkipFile(str(e)) from None
-    pages = []
-    for i, (clip, start, end) in enumerate(chunks, 1):
-        d = video_info(clip)['duration']
-        times = sorted({round(d / 2, 3)} | {round((k + 0.5) * d / ocr_frames, 3)
-                                            for k in range(ocr_frames)}) if ocr else [round(d / 2, 3)]
-        imgs = dict(zip(times, video_frames(clip, times)))
-        mid = imgs[round(d / 2, 3)]
-        name = page_name(path.stem, i)
-        mid.save(out_dir/'pages'/name, quality=quality)
-        blocks, lines = (ocr_blocks(mid) if ocr else []), []
-        for t in times if ocr else []:
-            for b in (blocks if t == round(d / 2, 3) else ocr_blocks(imgs[t])):
-                # same line read on another frame
-                if not any(re.sub(r'\s', '', b[4]) == re.sub(r'\s', '', l) for l in lines): lines.append(b[4])
-        pages.append(
-            Page(path.stem, i, f'pages/{name}', mid.width, mid.height, '\n'.join(lines), blocks, str(path), bool(ocr),
-                 video=f'chunks/{clip.name}', start=round(start, 3), end=round(end, 3)).to_dict())
-    return pages
-
 # %% ../../nbs/01_retrieval.corpus.ipynb #a4191aa5
 _POOLS = {}
 def _pool(workers: int) -> ProcessPoolExecutor:
@@ -162,6 +150,14 @@ def load_pages(corpus_dir: str | Path) -> list[Page]:
         raise FileNotFoundError(f"no pages.jsonl in {corpus_dir}: build the corpus first (vrag_index SRC --out DIR)")
     return [Page.from_dict(d) for d in read_jsonl(path)]
 
+# %% ../../nbs/01_retrieval.corpus.ipynb #crp00
+def _finished(manifest: Path, # a document's manifest, `pages/.done/<name>.jsonl`
+              out_dir: Path, # the corpus dir
+             ) -> bool:
+    "A document an earlier run finished: its manifest is there, and each of its page images, readable."
+    try: return manifest.exists() and all(readable_image(out_dir/r['image']) for r in read_jsonl(manifest))
+    except (OSError, ValueError, KeyError): return False
+
 # %% ../../nbs/01_retrieval.corpus.ipynb #crp01
 def _plan(files: list[Path], # the documents found (`find_sources`)
           out_dir: Path, # the corpus dir
@@ -175,12 +171,12 @@ def _plan(files: list[Path], # the documents found (`find_sources`)
         key = '{}_{}'.format(*_image_doc(path)) if is_img else path.stem
         if key in seen: rep.skipped.append((str(path), f'duplicate document name {key!r} (also {seen[key]})')); continue
         seen[key] = path
-        if (done_dir/f'{key}.jsonl').exists(): rep.resumed.append(key); continue
+        if _finished(done_dir/f'{key}.jsonl', out_dir): rep.resumed.append(key); continue
         if is_img: todo[key] = [(_ingest_image, (str(path), str(out_dir), quality, ocr), 1)]; continue
         if path.suffix.lower() in VIDEO_EXTS:
             try: n = math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6)
             except VideoError as e: rep.skipped.append((str(path), str(e))); continue
-            todo[key] = [(_ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames), n)]
+            todo[key] = [(ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames), n)]
             continue
         try: n = _open_pdf(path).page_count
         except SkipFile as e: rep.skipped.append((str(path), str(e))); continue
@@ -207,8 +203,7 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
                 write_jsonl(done_dir/f'{key}.jsonl', rows)
         def run_here(key, fn, args):
             try: finish(key, fn(*args))
-            except SkipFile as e: rep.skipped.append((args[0], str(e)))
-            except Exception as e: rep.skipped.append((args[0], f'failed while rendering ({type(e).__name__}: {e})'))
+            except Exception as e: _skip(rep, args[0], e)
         if workers == 1 or len(tasks) <= 1:
             for key, fn, args, _ in tasks: run_here(key, fn, args)
             return
@@ -219,9 +214,8 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
         for f in as_completed(futs):
             key, fn, args = futs[f]
             try: finish(key, f.result())
-            except SkipFile as e: rep.skipped.append((args[0], str(e)))
             except BrokenProcessPool: retry.append((key, fn, args))  # workers could not start or died
-            except Exception as e: rep.skipped.append((args[0], f'failed while rendering ({type(e).__name__}: {e})'))
+            except Exception as e: _skip(rep, args[0], e)
         if retry:
             print(f'rendering processes failed; rendering {len(retry)} tasks in this process instead', file=sys.stderr)
         for key, fn, args in retry: run_here(key, fn, args)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/03_retrieval.index.ipynb #ad828251
 from __future__ import annotations
-import json, shutil
+import contextlib, json, os, shutil
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
@@ -16,7 +16,7 @@ from .embed import Embedder, MiniLMEmbedder
 from .static import StaticEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
 from .ann import KINDS, choose_kind, make_index, to_gpu
-from .store import commit_files, roll_forward
+from .store import commit_files, roll_forward, check_files, check_images, reading, DamagedIndex
 from .store import pages_hash, index_files, absolute_paths, embed_resumable, index_lock
 from fastcore.basics import patch
 from .documents import IndexDocuments
@@ -115,41 +115,33 @@ def build(cls: PageIndex,
 def load(cls: PageIndex,
          path: str | Path, # index dir written by `build`
          embedder: Embedder | None = None, # must match meta.json's embedder; default: built from its name
+         verify: bool = False, # also compare each file's SHA-256 with meta.json's, and look for every page image
         ) -> PageIndex:
-    "Load an index dir, checking meta.json against the files and the embedder; raises `ValueError` on a mismatch."
+    """Load an index dir under its lock, checking its files against meta.json (`store.check_files`) and the embedder;
+    raises `FileNotFoundError` (no index), `DamagedIndex` naming a damaged file, `ValueError` (another embedder)."""
     path = Path(path)
-    roll_forward(path)  # an update killed half-way is finished (if committed) or discarded
-    if not (path / 'meta.json').exists():
-        raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
-    meta = json.loads((path/'meta.json').read_text())
-    embedder = embedder or _embedder_by_name(meta['embedder'])
-    if (embedder.name, embedder.dim) != (meta['embedder'], meta['dim']):
-        raise ValueError(
-            f"index {path} was built with {meta['embedder']} (dim {meta['dim']}), not {embedder.name} (dim "
-            f"{embedder.dim})"
-        )
-    index = faiss.deserialize_index(np.fromfile(path/'index.faiss', dtype=np.uint8))
-    owner, pages = np.load(path/'owner.npy')['owner'], load_pages(path)
-    if (
-        not (index.ntotal == meta.get('vectors') == len(owner))
-        or len(pages) != meta['count']
-        or index.d != meta['dim']
-        or (len(owner) and owner.max() >= len(pages))
-    ):
-        raise ValueError(
-            f"index {path} is inconsistent: {index.ntotal} vectors of dim {index.d}, {len(owner)} owners, "
-            f"{len(pages)} pages; meta.json says {meta.get('vectors')} vectors, {meta['count']} pages, dim "
-            f"{meta['dim']}"
-        )
-    return cls(
-        path,
-        absolute_paths(pages, path),
-        to_gpu(index),
-        owner,
-        BM25Pages.load(path / 'bm25', len(pages)),
-        embedder,
-        meta,
-    )
+    if not path.is_dir(): raise FileNotFoundError(f"{path} is not an index dir (no such dir): build it with vrag_index")
+    with index_lock(path) if os.access(path, os.W_OK) else contextlib.nullcontext():  # never half of a commit
+        roll_forward(path)  # an update killed half-way is finished (if committed) or discarded
+        if not (path / 'meta.json').exists():
+            raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
+        with reading(path, 'meta.json'): meta = json.loads((path/'meta.json').read_text()); meta['count'], meta['dim']
+        check_files(path, meta, hashes=verify)
+        embedder = embedder or _embedder_by_name(meta['embedder'])
+        if (embedder.name, embedder.dim) != (meta['embedder'], meta['dim']):
+            raise ValueError(f"index {path} was built with {meta['embedder']} (dim {meta['dim']}), not {embedder.name} "
+                             f"(dim {embedder.dim})")
+        with reading(path, 'index.faiss'): index = faiss.deserialize_index(np.fromfile(path/'index.faiss', np.uint8))
+        with reading(path, 'owner.npy'): owner = np.load(path/'owner.npy')['owner']
+        with reading(path, 'pages.jsonl'): pages = absolute_paths(load_pages(path), path)
+        if (not (index.ntotal == meta.get('vectors') == len(owner)) or len(pages) != meta['count'] or
+                index.d != meta['dim'] or (len(owner) and owner.max() >= len(pages))):
+            raise DamagedIndex(path, 'meta.json', f"it says {meta.get('vectors')} vectors, {meta['count']} pages, dim "
+                               f"{meta['dim']}; the files hold {index.ntotal} vectors of dim {index.d}, {len(owner)} "
+                               f"owners, {len(pages)} pages")
+        with reading(path, 'bm25'): bm25 = BM25Pages.load(path / 'bm25', len(pages))
+    if verify: check_images(path, pages)
+    return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
 
 # %% ../../nbs/03_retrieval.index.ipynb #dba6eff5
 @patch

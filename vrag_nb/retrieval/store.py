@@ -13,8 +13,9 @@ from ..core import Page, atomic_write
 from .sparse import BM25Pages
 
 # %% auto #0
-__all__ = ['STAGE', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards', 'pages_hash', 'index_files', 'absolute_paths',
-           'embed_resumable', 'index_lock']
+__all__ = ['STAGE', 'INDEX_FILES', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards', 'pages_hash', 'index_files',
+           'absolute_paths', 'embed_resumable', 'index_lock', 'DamagedIndex', 'sha256_file', 'file_records',
+           'check_files', 'reading', 'readable_image', 'check_images']
 
 # %% ../../nbs/02e_retrieval.store.ipynb #446eae40
 STAGE = '.staging'
@@ -41,12 +42,15 @@ def commit_files(path: Path, # the index dir
                  files: dict, # {name: bytes, or a callable writing a directory into the path it is given}
                 ):
     """Replace several files of an index dir all-or-nothing: write them to `.staging/`, mark COMMIT, then rename into
-    place."""
+    place. A `meta.json` among them moves last and gets `files`: the size and SHA-256 of each index file."""
     stage = path/STAGE
     shutil.rmtree(stage, ignore_errors=True); stage.mkdir(parents=True)
     for name, data in files.items():
         if callable(data): (stage/name).mkdir(); data(stage/name)
         else: atomic_write(stage/name, data)
+    if 'meta.json' in files:  # it records each index file as this commit leaves it (`file_records`, below)
+        meta = json.loads(files['meta.json']) | {'files': file_records(path, stage)}
+        atomic_write(stage/'meta.json', json.dumps(meta, indent=2))
     order = sorted(files, key=lambda n: n == 'meta.json')  # meta.json moves last
     atomic_write(stage/'COMMIT', json.dumps(order))
     roll_forward(path)
@@ -152,3 +156,84 @@ def index_lock(path: str | Path, # the index (or corpus) dir; the lock file is `
             raise TimeoutError(f'{path} is still being written by another process after {timeout:g} s') from None
     try: yield
     finally: lock.release()
+
+# %% ../../nbs/02e_retrieval.store.ipynb #stint02
+INDEX_FILES = ('pages.jsonl', 'owner.npy', 'index.faiss', 'bm25')  # the files (and dir) meta.json records
+
+class DamagedIndex(ValueError):
+    "An index file that is missing, cut short, changed or unreadable; its message names the file and what to run."
+    def __init__(self, path: str | Path, # the index dir
+                 name: str, # the file, relative to the dir
+                 what: str, # what is wrong with it
+                ):
+        self.path, self.name = Path(path), name
+        super().__init__(f"{self.path/name}: {what}. The index in {self.path} is damaged: `vrag_index --verify "
+                         f"{self.path}` checks every file; rebuild it with `vrag_index <documents> --out {self.path}`")
+
+# %% ../../nbs/02e_retrieval.store.ipynb #stint03
+def sha256_file(f: Path, # a file
+               ) -> str: # 64 hex digits
+    "The SHA-256 of a file, read 1 MiB at a time."
+    h = hashlib.sha256()
+    with open(f, 'rb') as fh:
+        for block in iter(lambda: fh.read(1 << 20), b''): h.update(block)
+    return h.hexdigest()
+
+def file_records(path: Path, # the index dir
+                 stage: Path | None = None, # a staging dir whose copies replace the dir's (as `commit_files` will)
+                ) -> dict: # {'index.faiss': {'size': bytes, 'sha256': hex}, 'bm25/vocab...': ..., ...}
+    "Size and SHA-256 of each index file (`INDEX_FILES`, a dir file by file) as the commit leaves them."
+    out = {}
+    for name in INDEX_FILES:
+        src = stage/name if stage is not None and (stage/name).exists() else path/name
+        files = sorted(f for f in src.rglob('*') if f.is_file()) if src.is_dir() else [src] if src.is_file() else []
+        for f in files:
+            rel = name if f == src else f'{name}/{f.relative_to(src).as_posix()}'
+            out[rel] = {'size': f.stat().st_size, 'sha256': sha256_file(f)}
+    return out
+
+# %% ../../nbs/02e_retrieval.store.ipynb #stint04
+def check_files(path: Path, # the index dir
+                meta: dict, # its meta.json; an index committed before records were kept has no `files`: nothing checked
+                hashes: bool = False, # compare SHA-256 too (reads every file), not only sizes
+               ) -> int: # the files checked
+    "Compare the index files with what meta.json records; raises `DamagedIndex` for the first missing or changed one."
+    recs = meta.get('files') or {}
+    for name, rec in recs.items():
+        f = path/name
+        if not f.is_file(): raise DamagedIndex(path, name, 'missing')
+        if (size := f.stat().st_size) != rec['size']:
+            raise DamagedIndex(path, name, f'{size:,} bytes where meta.json records {rec["size"]:,}')
+        if hashes and sha256_file(f) != rec['sha256']:
+            raise DamagedIndex(path, name, 'its bytes changed: the SHA-256 differs from the one meta.json records')
+    return len(recs)
+
+@contextmanager
+def reading(path: Path, # the index dir
+            name: str, # the file about to be read
+           ):
+    "Read an index file inside this `with`: any error becomes a `DamagedIndex` naming the file."
+    try: yield
+    except DamagedIndex: raise
+    except FileNotFoundError: raise DamagedIndex(path, name, 'missing') from None
+    except Exception as e:
+        raise DamagedIndex(path, name, f'unreadable ({type(e).__name__}: {str(e)[:200]})') from e
+
+# %% ../../nbs/02e_retrieval.store.ipynb #stint04b
+def readable_image(f: str | Path, # an image file
+                   decode: bool = False, # decode every pixel: finds a file cut short (~10 ms a page)
+                  ) -> bool:
+    "Whether the file is there and reads as an image (PIL's `verify`, or with `decode` its `load`)."
+    from PIL import Image
+    try:
+        with Image.open(f) as im: im.load() if decode else im.verify()
+        return True
+    except Exception: return False
+
+def check_images(path: Path, # the index dir
+                 pages: list[Page], # its pages, image paths absolute
+                ):
+    "Every page image there and readable; raises `DamagedIndex` naming the first that is not, and how many."
+    if bad := [p.image for p in pages if not readable_image(p.image, decode=True)]:
+        raise DamagedIndex(path, os.path.relpath(bad[0], Path(path).resolve()),
+                           f'missing or not an image ({len(bad)} of {len(pages)} page images)')

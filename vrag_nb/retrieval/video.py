@@ -8,10 +8,12 @@ import hashlib, io, math, re, subprocess
 from pathlib import Path
 import numpy as np
 from PIL import Image
-from ..core import atomic_write, cache_dir
+from ..core import Page, atomic_write, cache_dir, page_name
+from .pagetext import ocr_blocks
 
 # %% auto #0
-__all__ = ['VideoError', 'ffmpeg_exe', 'write_video', 'video_info', 'split_video', 'glob_escape', 'video_frames', 'frame_file']
+__all__ = ['VideoError', 'ffmpeg_exe', 'write_video', 'video_info', 'split_video', 'glob_escape', 'video_frames', 'frame_file',
+           'ingest_video']
 
 # %% ../../nbs/00a_retrieval.video.ipynb #7d69790b
 class VideoError(ValueError):
@@ -116,3 +118,33 @@ def frame_file(video: str | Path, # a video file (a chunk)
         buf = io.BytesIO(); video_frames(video, [t])[0].save(buf, 'JPEG', quality=quality)
         atomic_write(out, buf.getvalue())
     return str(out)
+
+# %% ../../nbs/00a_retrieval.video.ipynb #videx10
+def ingest_video(path: str | Path, # a video file
+                 out_dir: str | Path, # the corpus dir: page images go to `pages/`, the clips to `chunks/`
+                 quality: int, # JPEG quality of the page images
+                 ocr: bool, # read text off frames with RapidOCR
+                 chunk_seconds: float, # chunk length, seconds
+                 ocr_frames: int, # frames read per chunk (spread over it), besides the middle one
+                ) -> list[dict]: # one `Page` dict per chunk, in order
+    "A video as corpus pages, one per chunk: its middle frame, the text OCR reads on its frames; raises `VideoError`."
+    path, out_dir = Path(path), Path(out_dir)
+    chunks = split_video(path, out_dir/'chunks', chunk_seconds)
+    pages = []
+    for i, (clip, start, end) in enumerate(chunks, 1):
+        d = video_info(clip)['duration']
+        times = sorted({round(d / 2, 3)} | {round((k + 0.5) * d / ocr_frames, 3)
+                                            for k in range(ocr_frames)}) if ocr else [round(d / 2, 3)]
+        imgs = dict(zip(times, video_frames(clip, times)))
+        mid = imgs[round(d / 2, 3)]
+        name = page_name(path.stem, i)
+        mid.save(out_dir/'pages'/name, quality=quality)
+        blocks, lines = (ocr_blocks(mid) if ocr else []), []
+        for t in times if ocr else []:
+            for b in (blocks if t == round(d / 2, 3) else ocr_blocks(imgs[t])):
+                # same line read on another frame
+                if not any(re.sub(r'\s', '', b[4]) == re.sub(r'\s', '', l) for l in lines): lines.append(b[4])
+        pages.append(
+            Page(path.stem, i, f'pages/{name}', mid.width, mid.height, '\n'.join(lines), blocks, str(path), bool(ocr),
+                 video=f'chunks/{clip.name}', start=round(start, 3), end=round(end, 3)).to_dict())
+    return pages
