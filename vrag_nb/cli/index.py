@@ -118,11 +118,20 @@ def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
 @call_parse
 def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
                host: Param('interface to listen on', str) = '127.0.0.1',
-               port: Param('TCP port (VRAG default: 8001)', int) = 8001):
-    "Serve an index over HTTP in VRAG's search wire format (POST /search, GET /search, /health, /pages)."
+               port: Param('TCP port (VRAG default: 8001)', int) = 8001,
+               follow: Param('seconds between looks for a change of the index dir by vrag_docs or vrag_index (0: '
+                             'never)', float) = 1.0,
+               header_timeout: Param('seconds a client has to send a whole request head', float) = 10.0,
+               keep_alive: Param('seconds an idle keep-alive connection stays open', int) = 5,
+               limit_concurrency: Param('open connections or requests beyond which the answer is 503', int) = 256):
+    """Serve an index over HTTP in VRAG's search wire format (POST /search, GET /search, /health, /pages), following
+    changes of the index dir; limits and a log that cannot flood from `retrieval.serving`."""
     import uvicorn
     from vrag_nb.retrieval.server import create_app
-    uvicorn.run(create_app(load_index(index_dir)), host=host, port=port)
+    from vrag_nb.retrieval.serving import server_config
+    app = create_app(load_index(index_dir), follow=follow)
+    uvicorn.Server(server_config(app, host, port, header_timeout=header_timeout, timeout_keep_alive=keep_alive,
+                                 limit_concurrency=limit_concurrency)).run()
 
 # %% ../../nbs/09_cli.index.ipynb #72f60e9f
 EXTRA_PACKAGES = {

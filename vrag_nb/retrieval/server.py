@@ -4,20 +4,23 @@
 
 # %% ../../nbs/03a_retrieval.server.ipynb #4acb4a03
 from __future__ import annotations
-import collections, threading
+import collections, json, logging, threading, time
 from pathlib import Path
 from typing import Annotated, Literal
 import httpx
-from fastapi import FastAPI, HTTPException, Query
-from fastapi.responses import FileResponse
+from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 from fastcore.basics import patch
 import vrag_nb
 from ..core import Page, Hit, cache_dir, MAX_QUERY_CHARS
 from .index import PageIndex
 
+log = logging.getLogger('uvicorn.error')  # the server's log: uvicorn's own, so it reads as one
+
 # %% auto #0
-__all__ = ['Query_', 'SearchRequest', 'Batcher', 'create_app', 'SearchClient']
+__all__ = ['log', 'Query_', 'SearchRequest', 'Batcher', 'IndexFollower', 'create_app', 'SearchClient']
 
 # %% ../../nbs/03a_retrieval.server.ipynb #44f4181d
 Query_ = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
@@ -43,8 +46,8 @@ class SearchRequest(BaseModel):
 
 # %% ../../nbs/03a_retrieval.server.ipynb #dea74af3
 class Batcher:
-    "One search thread that serves all waiting requests in a single `index.search` call (dynamic batching)."
-    def __init__(self, index: PageIndex, # the index to search
+    "One search thread that serves all waiting requests in a single `index.search` call per index (dynamic batching)."
+    def __init__(self, index: PageIndex, # the index a request names none searches
                  max_batch: int = 64, # most queries searched together
                 ):
         import queue
@@ -55,24 +58,25 @@ class Batcher:
     def submit(self, queries: list[str], # queries of one request
                top_k: int, # pages per query
                method: str | None = None, # search method (None: the index's default)
+               index: PageIndex | None = None, # the index to search (None: `self.index`)
               ):
         "Queue a request; returns a `concurrent.futures.Future` of its list of hit lists."
         from concurrent.futures import Future
-        fut = Future(); self.q.put((list(queries), top_k, method, fut)); return fut
+        fut = Future(); self.q.put((list(queries), top_k, method, index or self.index, fut)); return fut
 
     def _loop(self):
         while True:
             reqs = [self.q.get()]
             while len(reqs) < self.max_batch and not self.q.empty(): reqs.append(self.q.get_nowait())
             groups = {}
-            for r in reqs: groups.setdefault(r[2], []).append(r)  # one search call per method
-            for method, rs in groups.items():
+            for r in reqs: groups.setdefault((id(r[3]), r[2]), []).append(r)  # one search call per index and method
+            for (_, method), rs in groups.items():
                 try:
                     k = max(r[1] for r in rs)
-                    hits = self.index.search([q for r in rs for q in r[0]], top_k=k, method=method)
+                    hits = rs[0][3].search([q for r in rs for q in r[0]], top_k=k, method=method)
                     self.batches.append(sum(len(r[0]) for r in rs))
                     i = 0
-                    for qs, top_k, _, fut in rs: fut.set_result([h[:top_k] for h in hits[i:i + len(qs)]]); i += len(qs)
+                    for qs, top_k, *_, fut in rs: fut.set_result([h[:top_k] for h in hits[i:i + len(qs)]]); i += len(qs)
                 except Exception as e:
                     for *_, fut in rs:
                         if not fut.done(): fut.set_exception(e)
@@ -81,24 +85,69 @@ class Batcher:
 def _vrag_ret(hits: list[Hit]) -> list[dict]:
     return [{'idx': r, 'image_file': h.page.image} for r, h in enumerate(hits)]
 
+# %% ../../nbs/03a_retrieval.server.ipynb #srvfl01
+def _stamp(path: Path) -> tuple | None:
+    "What changes when a commit replaces meta.json (it moves last): its inode, mtime and size; None when there is none."
+    try: st = (path/'meta.json').stat(); return st.st_ino, st.st_mtime_ns, st.st_size
+    except OSError: return None
+
+class IndexFollower:
+    "Watch an app's index dir; load each newly committed index in this thread and switch the app to it in one step."
+    def __init__(self, app: FastAPI, # an app from `create_app`: `app.state.index` is the index served
+                 every: float = 1.0, # seconds between looks at the dir
+                ):
+        self.app, self.every, self.generation, self.error = app, every, 0, None
+        self.stamp = _stamp(app.state.index.path)
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def _loop(self):
+        while True: time.sleep(self.every); self.check()
+
+    def check(self) -> bool:
+        "Switch to the index on disk if a commit changed it since the last look; True when it switched."
+        old = self.app.state.index
+        if (stamp := _stamp(old.path)) == self.stamp: return False
+        self.stamp = stamp  # a change that fails to load is reported once, and tried again at the next commit
+        try:
+            same = json.loads((old.path/'meta.json').read_text()).get('embedder') == old.meta['embedder']
+            new = PageIndex.load(old.path, embedder=old.embedder if same else None)  # waits for the writer's lock
+        except Exception as e:
+            self.error = f'{type(e).__name__}: {e}'
+            log.error('the index in %s changed but cannot be loaded; still serving the one before: %s', old.path,
+                      self.error)
+            return False
+        self.app.state.index, self.generation, self.error = new, self.generation + 1, None
+        log.info('index %s reloaded: %d pages (was %d)', old.path, len(new), len(old))
+        return True
+
 # %% ../../nbs/03a_retrieval.server.ipynb #7cfcb9ef
 def create_app(index: PageIndex, # the index to serve
                max_batch: int = 64, # most queries searched together by the batcher
+               follow: float = 1.0, # seconds between looks for a committed change of the index dir (0: never look)
               ) -> FastAPI:
-    "The search app: `POST /search`, legacy `GET /search`, `GET /health`, `GET /pages/{doc}/{page}`."
+    """The search app: `POST /search`, legacy `GET /search`, `GET /health`, `GET /pages/{doc}/{page}`; it follows the
+    index dir (`IndexFollower`), each request answered from one index, the old or the new."""
     import asyncio
     app = FastAPI(title='vrag_nb search', version=vrag_nb.__version__,
                   description='VRAG-compatible page search over a vrag_nb index (reference.md §2).')
-    app.state.batcher = batcher = Batcher(index, max_batch)
+    app.state.index, app.state.batcher = index, Batcher(index, max_batch)
+    app.state.follower = IndexFollower(app, follow) if follow else None
 
-    async def run(queries, top_k, method=None):
-        return await asyncio.wrap_future(batcher.submit(queries, top_k, method))
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError):
+        "422 naming each invalid field, without echoing the body (which may be megabytes) back."
+        return JSONResponse({'detail': [{k: e[k] for k in ('type', 'loc', 'msg') if k in e} for e in exc.errors()]},
+                            status_code=422)
+
+    async def run(index, queries, top_k, method=None):
+        return await asyncio.wrap_future(app.state.batcher.submit(queries, top_k, method, index))
 
     @app.post('/search')
     async def search(req: SearchRequest):
         """VRAG wire format: {'results': [{'score', 'indice', 'data'}]}, or with vrag_ret a list of [{'idx',
         'image_file'}] per query."""
-        hits = await run(req.queries, req.top_k, req.method)
+        index = app.state.index  # this request's index, whatever is switched in meanwhile
+        hits = await run(index, req.queries, req.top_k, req.method)
         if req.vrag_ret: return [_vrag_ret(h) for h in hits]
         return {'results': [index.wire(h) for h in hits]}
 
@@ -108,26 +157,30 @@ def create_app(index: PageIndex, # the index to serve
         "The reference's legacy form: GET /search?queries=a&queries=b -> [[{'idx', 'image_file'}], ...]."
         try: req = SearchRequest(queries=queries, top_k=top_k)
         except ValidationError as e: raise HTTPException(422, '; '.join(err['msg'] for err in e.errors())) from None
-        return [_vrag_ret(h) for h in await run(req.queries, req.top_k)]
+        return [_vrag_ret(h) for h in await run(app.state.index, req.queries, req.top_k)]
 
     @app.get('/health')
     def health():
-        "Liveness and what is loaded."
+        "Liveness, what is loaded, and whether the last change of the index dir could not be loaded."
+        index, fl = app.state.index, app.state.follower
         return {
             'status': 'ok', 'pages': len(index), 'vectors': int(index.index.ntotal), 'embedder': index.meta['embedder'],
-            'method': index.meta['method']
+            'method': index.meta['method'], 'reloads': fl.generation if fl else 0, 'reload_error': fl and fl.error
         }
 
-    @app.get('/pages/{doc}/{page}', response_class=FileResponse)
+    @app.get('/pages/{doc}/{page}', response_class=Response)
     def page_image(doc: Annotated[str, StringConstraints(max_length=500)], page: int):
         "The image of one corpus page; 404 for anything that is not a page of the loaded corpus."
+        index = app.state.index
         i = index.position.get((doc, page))
         if i is None: raise HTTPException(404, f'no page {page} of document {doc!r} in this corpus')
         # only a file inside the index dir, followed through any symlink: never what a page record points at elsewhere
         path = Path(index.pages[i].image).resolve()
-        if not (path.is_relative_to(Path(index.path).resolve()) and path.is_file()):
-            raise HTTPException(404, f'page {page} of document {doc!r} has no image file inside the index dir')
-        return FileResponse(path, media_type='image/jpeg')
+        try:  # read whole: an image removed by a change of the index dir meanwhile is a 404, not half a response
+            if path.is_relative_to(Path(index.path).resolve()) and path.is_file():
+                return Response(path.read_bytes(), media_type='image/jpeg')
+        except OSError: pass
+        raise HTTPException(404, f'page {page} of document {doc!r} has no image file inside the index dir')
     return app
 
 # %% ../../nbs/03a_retrieval.server.ipynb #45ec1f44
