@@ -121,7 +121,8 @@ def load(cls: PageIndex,
     raises `FileNotFoundError` (no index), `DamagedIndex` naming a damaged file, `ValueError` (another embedder)."""
     path = Path(path)
     if not path.is_dir(): raise FileNotFoundError(f"{path} is not an index dir (no such dir): build it with vrag_index")
-    with index_lock(path) if os.access(path, os.W_OK) else contextlib.nullcontext():  # never half of a commit
+    # never half of a commit; another reader holds the lock about a second, so only a longer wait is reported
+    with index_lock(path, quiet_for=5) if os.access(path, os.W_OK) else contextlib.nullcontext():
         roll_forward(path)  # an update killed half-way is finished (if committed) or discarded
         if not (path / 'meta.json').exists():
             raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")

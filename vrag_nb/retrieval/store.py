@@ -142,13 +142,14 @@ def embed_resumable(ckpt: Path, # checkpoint dir: state.json and the `vec_<start
 @contextmanager
 def index_lock(path: str | Path, # the index (or corpus) dir; the lock file is `<path>/.lock`
                timeout: float = -1, # seconds to wait for another writer; -1: as long as it takes
+               quiet_for: float = 0, # seconds to wait before saying so (a reader: another's load takes about a second)
               ):
     """Hold the write lock of an index dir for the length of a `with`, re-entrant in one process; a second writer waits,
     saying so. Raises `TimeoutError` after `timeout` seconds."""
     from filelock import FileLock, Timeout
     path = Path(path); path.mkdir(parents=True, exist_ok=True)
     lock = FileLock(path/'.lock', is_singleton=True)
-    try: lock.acquire(timeout=0)
+    try: lock.acquire(timeout=quiet_for if timeout < 0 else min(quiet_for, timeout))
     except Timeout:
         print(f'{path} is being written by another process: waiting for it to finish', file=sys.stderr)
         try: lock.acquire(timeout=timeout)

@@ -10,6 +10,7 @@ import torch
 from fastcore.basics import patch
 from ..agent.loop import VRAGAgent
 from .codec import ChatCodec
+from .sampling import ChosenLogprobs
 
 # %% auto #0
 __all__ = ['TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs']
@@ -101,7 +102,7 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
                     # greedy)
                     ) -> list[tuple[list[int], list[float]]]:
     "One batched `generate` over every row (left-padded, images included, KV cache)."
-    from transformers import GenerationConfig
+    from transformers import GenerationConfig, LogitsProcessorList
     p = next(model.parameters()); dev, dt = p.device, p.dtype
     T = max(len(r.ids) for r in rows)
     ids = torch.tensor([[codec.pad_id] * (T - len(r.ids)) + r.ids for r in rows], device=dev)
@@ -111,19 +112,17 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
     sample = temperature > 0
     gc = GenerationConfig(max_new_tokens=max_new_tokens, do_sample=sample, temperature=temperature if sample else 1.0,
                           top_p=top_p if sample else 1.0, repetition_penalty=1.0, eos_token_id=codec.stop_ids,
-                          pad_token_id=codec.pad_id, output_logits=True, return_dict_in_generate=True,
+                          pad_token_id=codec.pad_id,
                           # no top-k cut when sampling; greedy takes no sampling flags
                           **({'top_k': 0} if sample else {}))
+    rec = ChosenLogprobs(temperature if sample else 1.0)  # log π at the temperature, one step of logits kept at a time
     training = model.training; model.eval()
     try:
-        with compute_context(model): out = model.generate(input_ids=ids, attention_mask=att, generation_config=gc, **kw)
+        with compute_context(model):
+            out = model.generate(input_ids=ids, attention_mask=att, generation_config=gc,
+                                 logits_processor=LogitsProcessorList([rec]), **kw)
     finally: model.train(training)
-    new = out.sequences[:, T:]
-    # `out.logits` are the raw logits: log π of the distribution sampled is that of logits / temperature (top-p's cut
-    # aside)
-    tau = temperature if sample else 1.0
-    lps = torch.stack(
-        [(lg.float() / tau).log_softmax(-1).gather(1, new[:, t:t + 1])[:, 0] for t, lg in enumerate(out.logits)], 1)
+    new, lps = out[:, T:], rec.finish(out)
     res = []
     for i in range(len(rows)):
         toks = new[i].tolist()

@@ -127,6 +127,16 @@ def _sampling_temperature(rows) -> float:
         )
     return ts.pop()
 
+# %% ../../nbs/07g_rl.update.ipynb #upd_sk01
+def _rows_to_run(adv: torch.Tensor, # [B] one advantage per rollout
+                 masks: list[torch.Tensor], # each rollout's loss mask
+                 skip_zero: bool, # leave out rows whose advantage is 0 (only right when there is no KL term)
+                ) -> list[int]: # the rows a forward and backward pass is needed for
+    """A row with advantage 0 adds 0 to the policy loss and to its gradient (every ratio is multiplied by 0); without a
+    KL term it carries no gradient at all, so its forward and backward passes can be left out; a row with no loss
+    token never needs them."""
+    return [i for i in range(len(masks)) if masks[i].sum() > 0 and not (skip_zero and float(adv[i]) == 0.0)]
+
 # %% ../../nbs/07g_rl.update.ipynb #f121df13
 def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 rows: list[TokenRollout], # scored rollouts, several per group
@@ -137,23 +147,27 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 micro_batch: int = 4, # rollouts per forward/backward
                 max_grad_norm: float = 1.0, # gradient clipping
                 dr_grpo: bool = False, # Dr.GRPO: advantages not divided by the group's std
-               ) -> dict: # loss, kl, entropy, clipfrac, grad_norm, logprob_gap, ratio_max, seconds_ref, seconds_update
+                # leave out the rows that carry no gradient: advantage 0 and no KL term (see `_rows_to_run`)
+                skip_zero_advantage: bool = True,
+               ) -> dict: # loss, kl, entropy, clipfrac, grad_norm, logprob_gap, ratio_max, skipped, seconds_*
     """One GRPO update over whole multi-turn rollouts, ratios against the sampler's log-probs (GGPO when the rows carry
     `pruned`); raises `ValueError` on rows without them."""
     p, temp = next(model.parameters()), _sampling_temperature(rows)
     dev, dt = p.device, p.dtype
     adv = _advantages(rows, dr_grpo)
-    mbs = [list(range(i, min(i + micro_batch, len(rows)))) for i in range(0, len(rows), micro_batch)]
     masks = [_loss_mask(r) for r in rows]
-    n = max(sum(float(m.sum()) for m in masks), 1.0)
+    n = max(sum(float(m.sum()) for m in masks), 1.0)  # the token mean is over the whole batch, skipped rows included
+    kl_term = bool(kl_coef) and (ref is not None or hasattr(model, 'disable_adapter'))
+    run = _rows_to_run(adv, masks, skip_zero_advantage and not kl_term)
+    mbs = [run[i:i + micro_batch] for i in range(0, len(run), micro_batch)]
+    n_run = max(sum(float(masks[i].sum()) for i in run), 1.0)  # entropy, clipfrac and gap: over the rows run
     s, t_ref, t_upd, rmax = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0, 0.0
     model.train(); opt.zero_grad()
     for mb in mbs:
-        if sum(float(masks[i].sum()) for i in mb) == 0: continue
         b = collate([rows[i] for i in mb], codec, dev, dt)
         mask = torch.stack(
             [torch.nn.functional.pad(masks[i], (0, b['input_ids'].shape[1] - len(masks[i]))) for i in mb]).to(dev)
-        w, t0 = float(mask.sum()) / n, time.perf_counter()
+        w, ws, t0 = float(mask.sum()) / n, float(mask.sum()) / n_run, time.perf_counter()
         ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
         t1 = time.perf_counter(); t_ref += t1 - t0
         lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
@@ -165,12 +179,13 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
         t_upd += time.perf_counter() - t1
         s['pg'] += pg.item() * w
         s['kl'] += kl.item() * w
-        s['ent'] += token_mean(ent, mask).item() * w
-        s['clip'] += m['clipfrac'] * w
-        s['gap'] += token_mean((lp.detach() - b['old_logprobs']).abs(), mask).item() * w
+        s['ent'] += token_mean(ent, mask).item() * ws
+        s['clip'] += m['clipfrac'] * ws
+        s['gap'] += token_mean((lp.detach() - b['old_logprobs']).abs(), mask).item() * ws
     t0 = time.perf_counter()
     gnorm = torch.nn.utils.clip_grad_norm_([q for q in model.parameters() if q.requires_grad], max_grad_norm)
     opt.step(); opt.zero_grad(set_to_none=True)
     return dict(loss=s['pg'] + kl_coef * s['kl'], kl=s['kl'], entropy=s['ent'], clipfrac=s['clip'],
-                grad_norm=float(gnorm), logprob_gap=s['gap'], ratio_max=rmax, seconds_ref=round(t_ref, 3),
+                grad_norm=float(gnorm), logprob_gap=s['gap'], ratio_max=rmax,
+                skipped=round(1 - len(run) / max(len(rows), 1), 4), seconds_ref=round(t_ref, 3),
                 seconds_update=round(t_upd + time.perf_counter() - t0, 3))
