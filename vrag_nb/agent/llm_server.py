@@ -102,13 +102,14 @@ def vrag_serve_llm(model: Param("'smollm2' (offline default) or a hub id / local
                    device: Param("'cpu', 'cuda', 'cuda:1', ...", str) = 'cpu',
                    dtype: Param("'auto', 'bfloat16', 'float16' or 'float32'", str) = 'auto',
                    max_tokens: Param('reply limit when a request gives none, tokens', int) = 512):
-    "Serve a local transformers model with OpenAI's chat-completions API."
+    "Serve a local transformers model with OpenAI's chat-completions API, with `vrag_serve`'s limits (`03d`)."
     import uvicorn
+    from vrag_nb.retrieval.serving import server_config
     m = LocalChatModel.smollm2() if model == 'smollm2' else LocalChatModel.from_pretrained(
         model, device=device, dtype=dtype, name=name)
     if name: m.name = name
     print(f'serving {m.name} at http://{host}:{port}/v1', flush=True)
-    uvicorn.run(create_llm_app(m, max_tokens), host=host, port=port, log_level='warning')
+    uvicorn.Server(server_config(create_llm_app(m, max_tokens), host, port, log_level='warning')).run()
 
 # %% ../../nbs/04e_agent.llm_server.ipynb #12bd009e
 def _shrink_images(request):

@@ -10,7 +10,7 @@ import torch
 from fastcore.basics import patch
 from ..agent.loop import VRAGAgent
 from .codec import ChatCodec
-from .sampling import ChosenLogprobs
+from .sampling import ChosenLogprobs, merged_adapter
 
 # %% auto #0
 __all__ = ['TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs']
@@ -118,7 +118,7 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
     rec = ChosenLogprobs(temperature if sample else 1.0)  # log π at the temperature, one step of logits kept at a time
     training = model.training; model.eval()
     try:
-        with compute_context(model):
+        with compute_context(model), merged_adapter(model):  # LoRA decodes merged; the update trains it unmerged
             out = model.generate(input_ids=ids, attention_mask=att, generation_config=gc,
                                  logits_processor=LogitsProcessorList([rec]), **kw)
     finally: model.train(training)
