@@ -90,6 +90,17 @@ def compute_context(
         torch.autocast(next(model.parameters()).device.type, dtype=dt) if dt is not None else contextlib.nullcontext()
     )
 
+# %% ../../nbs/07g_rl.rollout.ipynb #rolpb01
+def _prompt_batch(model, codec: ChatCodec, rows: list) -> tuple:
+    "The rows left-padded for decoding, on the model's device: (ids [B, T], attention mask [B, T], vision inputs)."
+    p = next(model.parameters()); dev, dt = p.device, p.dtype
+    T = max(len(r.ids) for r in rows)
+    ids = torch.tensor([[codec.pad_id] * (T - len(r.ids)) + r.ids for r in rows], device=dev)
+    att = torch.tensor([[0] * (T - len(r.ids)) + [1] * len(r.ids) for r in rows], device=dev)
+    kw = _vision(rows, dev, dt)
+    if kw and _needs_types(model): kw['mm_token_type_ids'] = (ids == codec.image_pad).int()
+    return ids, att, kw
+
 # %% ../../nbs/07g_rl.rollout.ipynb #ec104013
 @torch.no_grad()
 def generate_replies(model, # a transformers LM or VLM (or a peft model over one), on its device
@@ -103,12 +114,7 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
                     ) -> list[tuple[list[int], list[float]]]:
     "One batched `generate` over every row (left-padded, images included, KV cache)."
     from transformers import GenerationConfig, LogitsProcessorList
-    p = next(model.parameters()); dev, dt = p.device, p.dtype
-    T = max(len(r.ids) for r in rows)
-    ids = torch.tensor([[codec.pad_id] * (T - len(r.ids)) + r.ids for r in rows], device=dev)
-    att = torch.tensor([[0] * (T - len(r.ids)) + [1] * len(r.ids) for r in rows], device=dev)
-    kw = _vision(rows, dev, dt)
-    if kw and _needs_types(model): kw['mm_token_type_ids'] = (ids == codec.image_pad).int()
+    ids, att, kw = _prompt_batch(model, codec, rows); T = ids.shape[1]
     sample = temperature > 0
     gc = GenerationConfig(max_new_tokens=max_new_tokens, do_sample=sample, temperature=temperature if sample else 1.0,
                           top_p=top_p if sample else 1.0, repetition_penalty=1.0, eos_token_id=codec.stop_ids,

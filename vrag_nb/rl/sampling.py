@@ -9,7 +9,7 @@ import torch
 from transformers import LogitsProcessor
 
 # %% auto #0
-__all__ = ['ChosenLogprobs', 'merged_adapter']
+__all__ = ['ChosenLogprobs', 'merged_adapter', 'decode_batch']
 
 # %% ../../nbs/07f_rl.sampling.ipynb #smp05
 class ChosenLogprobs(LogitsProcessor):
@@ -48,3 +48,42 @@ def merged_adapter(model, # a peft LoRA model (anything else: left as it is)
         yield model
     finally:
         for m, w in saved: m.get_base_layer().weight.data, m.merged_adapters = w, []
+
+# %% ../../nbs/07f_rl.sampling.ipynb #smp21
+@torch.no_grad()
+def decode_batch(model, # a transformers LM or Qwen-VL-family VLM (or a peft model over one), on its device
+                 ids: torch.Tensor, # [B, T] left-padded prompts
+                 attention_mask: torch.Tensor, # [B, T] 0 on the padding
+                 vision: dict, # pixel_values, image_grid_thw (and mm_token_type_ids where the model takes them), or {}
+                 image_pad: int | None, # the image-pad token id (None: a text LM)
+                 stop_ids: list[int], # tokens that end a row
+                 pad_id: int, # what a finished row gets
+                 max_new_tokens: int, # steps at most
+                 temperature: float = 1.0, # 0: greedy
+                 top_p: float = 1.0, # nucleus sampling when temperature > 0
+                ) -> tuple[torch.Tensor, torch.Tensor]: # new tokens [B, n], their log π at `temperature` [B, n]
+    "Sample like `generate` (same warpers, same random draws) with a cache, positions from the model's own rules."
+    from transformers import DynamicCache, LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
+    base = model.get_base_model() if hasattr(model, 'get_base_model') else model
+    rope = getattr(getattr(base, 'model', None), 'get_rope_index', None) if image_pad is not None else None
+    if rope is not None:  # M-RoPE: 3 position rows [3, B, T]
+        pos = rope(ids, image_grid_thw=vision.get('image_grid_thw'), attention_mask=attention_mask,
+                   mm_token_type_ids=(ids == image_pad).int())[0]
+    else: pos = (attention_mask.cumsum(-1) - 1).masked_fill(attention_mask == 0, 1)
+    sample, tau = temperature > 0, temperature if temperature > 0 else 1.0
+    warp = LogitsProcessorList([TemperatureLogitsWarper(temperature), TopPLogitsWarper(top_p)] if sample else [])
+    cache, seq, att, x, xp, news, lps = DynamicCache(), ids, attention_mask, ids, pos, [], []
+    live, stop = torch.ones(len(ids), dtype=torch.bool, device=ids.device), torch.tensor(stop_ids, device=ids.device)
+    for step in range(max_new_tokens):
+        logits = model(input_ids=x, attention_mask=att, position_ids=xp, past_key_values=cache, use_cache=True,
+                       **(vision if step == 0 else {})).logits[:, -1].float()
+        scores = warp(seq, logits)
+        nxt = torch.multinomial(scores.softmax(-1), 1)[:, 0] if sample else scores.argmax(-1)
+        nxt = torch.where(live, nxt, torch.full_like(nxt, pad_id))
+        lps.append((logits / tau).log_softmax(-1).gather(1, nxt[:, None])[:, 0]); news.append(nxt)
+        live &= ~torch.isin(nxt, stop)
+        if not live.any(): break
+        seq, x = torch.cat([seq, nxt[:, None]], 1), nxt[:, None]
+        att = torch.cat([att, torch.ones_like(att[:, :1])], 1)
+        xp = xp[..., -1:] + 1 if rope is None else (xp[..., -1:].amax(0, keepdim=True) + 1).expand(3, -1, -1)
+    return torch.stack(news, 1), torch.stack(lps, 1)
