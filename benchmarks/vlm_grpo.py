@@ -197,6 +197,11 @@ for mode in a.modes.split(','):
         peak_gib=round(torch.cuda.max_memory_allocated() / 2**30, 2) if dev.type == 'cuda' else None,
         trainable_params=g[-1]['trainable_params'],
         images_per_rollout=med('images'),
+        # the decoding work of a step (`play_group(counts=)`): what carrying the cache across turns brings down
+        generate_calls=med('generate_calls'),
+        prefill_tokens=med('prefill_tokens'),
+        decode_steps=med('decode_steps'),
+        vision_images=med('vision_images'),
         verl_loaded='verl' in sys.modules,
         steps=g,
     )

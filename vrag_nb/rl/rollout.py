@@ -109,6 +109,8 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
                      max_new_tokens: int, # per reply, tokens
                      temperature: float = 1.0, # 0: greedy
                      top_p: float = 1.0, # nucleus sampling when temperature > 0
+                     # adds generate_calls, prefill_tokens (prompt tokens, padding aside), decode_steps, vision_images
+                     counts: dict | None = None,
                     # per row: new tokens up to and including the stop token, their log π at `temperature` (at 1 when
                     # greedy)
                     ) -> list[tuple[list[int], list[float]]]:
@@ -129,12 +131,12 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
                                  logits_processor=LogitsProcessorList([rec]), **kw)
     finally: model.train(training)
     new, lps = out[:, T:], rec.finish(out)
-    res = []
-    for i in range(len(rows)):
-        toks = new[i].tolist()
-        n = next((k + 1 for k, t in enumerate(toks) if t in codec.stop_ids), len(toks))
-        res.append((toks[:n], lps[i, :n].tolist()))
-    return res
+    for k, v in dict(generate_calls=1, prefill_tokens=int(att.sum()), decode_steps=new.shape[1],
+                     vision_images=sum(len(r.images) for r in rows)).items():
+        if counts is not None: counts[k] = counts.get(k, 0) + v
+    toks = new.tolist()  # each row up to and including its stop token
+    ends = [next((k + 1 for k, t in enumerate(row) if t in codec.stop_ids), len(row)) for row in toks]
+    return [(row[:n], lps[i, :n].tolist()) for i, (row, n) in enumerate(zip(toks, ends))]
 
 # %% ../../nbs/07g_rl.rollout.ipynb #6d550a51
 def _sync(codec, ep, r, synced):
@@ -167,6 +169,7 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
                page_text: dict | None = None,
                seed: int | None = None, # seeds torch before sampling (the same seed and batch give the same rollouts)
                policy=None, # messages -> reply text, played instead of the model (demonstrations)
+               counts: dict | None = None, # gets the decoding work done (`generate_replies`), summed over turns
               ) -> list[TokenRollout]: # `group` rollouts per example, in order, scored
     "Play `group` episodes of each example in lockstep, one batched `generate` per turn, and score them."
     from vrag_nb.eval.rewards import score, ANLSJudge
@@ -187,7 +190,8 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
             if x['r'].budget_used >= response_length: x['ep'].fail('response budget spent')
             else: ask.append(x)
         if not ask: break
-        if policy is None: outs = generate_replies(model, codec, [x['r'] for x in ask], turn_tokens, temperature, top_p)
+        if policy is None:
+            outs = generate_replies(model, codec, [x['r'] for x in ask], turn_tokens, temperature, top_p, counts)
         else: outs = [(t, [0.0] * len(t)) for t in (codec.text(policy(x['ep'].messages)) + [codec.im_end] for x in ask)]
         for x, (toks, lps) in zip(ask, outs):
             r, left = x['r'], response_length - x['r'].budget_used

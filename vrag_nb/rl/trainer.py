@@ -209,12 +209,12 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
         t0 = time.perf_counter()
         chosen = random.Random(f'{seed}:{step}').sample(examples, min(prompts, len(examples)))
         rows = play_group(model, codec, agent, chosen, group, turn_tokens, response_length, temperature, top_p, judge,
-                          preset, ggpo=algo == 'ggpo', seed=seed * 1_000_003 + step)
+                          preset, ggpo=algo == 'ggpo', seed=seed * 1_000_003 + step, counts=(work := {}))
         t1 = time.perf_counter()
         m = grpo_update(model, rows, codec, opt, ref, kl_coef, clip_ratio, micro_batch, dr_grpo=dr_grpo)
         tokens = sum(sum(r.mask) for r in rows)
         emit({
-            'phase': 'grpo', 'step': step, **_summary(rows), **m, 'seconds_rollout': round(t1 - t0, 3),
+            'phase': 'grpo', 'step': step, **_summary(rows), **m, **work, 'seconds_rollout': round(t1 - t0, 3),
             'generated_tokens': tokens, 'tokens_per_second': round(tokens / max(t1 - t0, 1e-9), 1),
             'trainable_params': sum(p.numel() for p in params), 'seconds': round(time.perf_counter() - t0, 3),
             'peak_gib': round(torch.cuda.max_memory_allocated() /
