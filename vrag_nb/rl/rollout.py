@@ -4,13 +4,13 @@
 
 # %% ../../nbs/07g_rl.rollout.ipynb #fe2effc7
 from __future__ import annotations
-import contextlib, inspect
+import contextlib
 from dataclasses import dataclass, field
 import torch
 from fastcore.basics import patch
 from ..agent.loop import VRAGAgent
 from .codec import ChatCodec
-from .sampling import ChosenLogprobs, merged_adapter
+from .sampling import ChosenLogprobs, TurnCache, batch_images, merged_adapter, needs_mm_types
 
 # %% auto #0
 __all__ = ['TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs']
@@ -62,22 +62,6 @@ def budget_used(self: TokenRollout) -> int:
     turns × pixels)."""
     return self.response_length - self.image_tokens
 
-# %% ../../nbs/07g_rl.rollout.ipynb #b5b7b0eb
-def _vision(rows, device, dtype) -> dict:
-    "The images of `rows` in order, batched for the model on `device`; {} when there are none."
-    ims = [im for r in rows for im in r.images]
-    if not ims: return {}
-    return {
-        'pixel_values': torch.cat([im['pixel_values'] for im in ims]).to(device, dtype),
-        'image_grid_thw': torch.cat([im['image_grid_thw'] for im in ims]).to(device)
-    }
-
-# %% ../../nbs/07g_rl.rollout.ipynb #9babf526
-def _needs_types(model) -> bool:
-    "Qwen3-VL's M-RoPE needs `mm_token_type_ids` (1 on image pads)."
-    m = model.get_base_model() if hasattr(model, 'get_base_model') else model
-    return 'mm_token_type_ids' in inspect.signature(getattr(m, 'model', m).forward).parameters
-
 # %% ../../nbs/07g_rl.rollout.ipynb #aee800ac
 def compute_context(
                     # a policy; `trainer.prepare_policy` sets `vrag_compute_dtype` when it keeps fp32 master weights
@@ -97,24 +81,13 @@ def _prompt_batch(model, codec: ChatCodec, rows: list) -> tuple:
     T = max(len(r.ids) for r in rows)
     ids = torch.tensor([[codec.pad_id] * (T - len(r.ids)) + r.ids for r in rows], device=dev)
     att = torch.tensor([[0] * (T - len(r.ids)) + [1] * len(r.ids) for r in rows], device=dev)
-    kw = _vision(rows, dev, dt)
-    if kw and _needs_types(model): kw['mm_token_type_ids'] = (ids == codec.image_pad).int()
+    kw = batch_images([im for r in rows for im in r.images], dev, dt)
+    if kw and needs_mm_types(model): kw['mm_token_type_ids'] = (ids == codec.image_pad).int()
     return ids, att, kw
 
 # %% ../../nbs/07g_rl.rollout.ipynb #ec104013
-@torch.no_grad()
-def generate_replies(model, # a transformers LM or VLM (or a peft model over one), on its device
-                     codec: ChatCodec, # how the rows were encoded
-                     rows: list[TokenRollout], # each ends with an open assistant turn
-                     max_new_tokens: int, # per reply, tokens
-                     temperature: float = 1.0, # 0: greedy
-                     top_p: float = 1.0, # nucleus sampling when temperature > 0
-                     # adds generate_calls, prefill_tokens (prompt tokens, padding aside), decode_steps, vision_images
-                     counts: dict | None = None,
-                    # per row: new tokens up to and including the stop token, their log π at `temperature` (at 1 when
-                    # greedy)
-                    ) -> list[tuple[list[int], list[float]]]:
-    "One batched `generate` over every row (left-padded, images included, KV cache)."
+def _generate(model, codec, rows, max_new_tokens, temperature, top_p, counts):
+    "One `generate` over the rows' whole sequences: every earlier turn prefilled, every image encoded again."
     from transformers import GenerationConfig, LogitsProcessorList
     ids, att, kw = _prompt_batch(model, codec, rows); T = ids.shape[1]
     sample = temperature > 0
@@ -124,16 +97,34 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
                           # no top-k cut when sampling; greedy takes no sampling flags
                           **({'top_k': 0} if sample else {}))
     rec = ChosenLogprobs(temperature if sample else 1.0)  # log π at the temperature, one step of logits kept at a time
+    out = model.generate(input_ids=ids, attention_mask=att, generation_config=gc,
+                         logits_processor=LogitsProcessorList([rec]), **kw)
+    for k, v in dict(generate_calls=1, prefill_tokens=int(att.sum()), decode_steps=out.shape[1] - T,
+                     vision_images=sum(len(r.images) for r in rows)).items():
+        if counts is not None: counts[k] = counts.get(k, 0) + v
+    return out[:, T:], rec.finish(out)
+
+# %% ../../nbs/07g_rl.rollout.ipynb #genrep1
+@torch.no_grad()
+def generate_replies(model, # a transformers LM or VLM (or a peft model over one), on its device
+                     codec: ChatCodec, # how the rows were encoded
+                     rows: list[TokenRollout], # each ends with an open assistant turn
+                     max_new_tokens: int, # per reply, tokens
+                     temperature: float = 1.0, # 0: greedy
+                     top_p: float = 1.0, # nucleus sampling when temperature > 0
+                     # adds generate_calls, prefill_tokens (prompt tokens, padding aside), decode_steps, vision_images
+                     counts: dict | None = None,
+                     turns: TurnCache | None = None, # the rows' cache from earlier turns; None: a fresh `generate`
+                    # per row: new tokens up to and including the stop token, their log π at `temperature` (at 1 when
+                    # greedy)
+                    ) -> list[tuple[list[int], list[float]]]:
+    "One batched decoding of every row's next reply (left-padded, images included, KV cache)."
     training = model.training; model.eval()
     try:
         with compute_context(model), merged_adapter(model):  # LoRA decodes merged; the update trains it unmerged
-            out = model.generate(input_ids=ids, attention_mask=att, generation_config=gc,
-                                 logits_processor=LogitsProcessorList([rec]), **kw)
+            if turns is None: new, lps = _generate(model, codec, rows, max_new_tokens, temperature, top_p, counts)
+            else: new, lps = turns.replies(rows, max_new_tokens, temperature, top_p, counts)
     finally: model.train(training)
-    new, lps = out[:, T:], rec.finish(out)
-    for k, v in dict(generate_calls=1, prefill_tokens=int(att.sum()), decode_steps=new.shape[1],
-                     vision_images=sum(len(r.images) for r in rows)).items():
-        if counts is not None: counts[k] = counts.get(k, 0) + v
     toks = new.tolist()  # each row up to and including its stop token
     ends = [next((k + 1 for k, t in enumerate(row) if t in codec.stop_ids), len(row)) for row in toks]
     return [(row[:n], lps[i, :n].tolist()) for i, (row, n) in enumerate(zip(toks, ends))]
@@ -170,13 +161,16 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
                seed: int | None = None, # seeds torch before sampling (the same seed and batch give the same rollouts)
                policy=None, # messages -> reply text, played instead of the model (demonstrations)
                counts: dict | None = None, # gets the decoding work done (`generate_replies`), summed over turns
+               # carry the rollouts' KV cache from turn to turn (`sampling.TurnCache`); False: a `generate` a turn
+               carry_cache: bool = True,
               ) -> list[TokenRollout]: # `group` rollouts per example, in order, scored
-    "Play `group` episodes of each example in lockstep, one batched `generate` per turn, and score them."
+    "Play `group` episodes of each example in lockstep, one batched decoding per turn, and score them."
     from vrag_nb.eval.rewards import score, ANLSJudge
     from vrag_nb.eval.retrieval import gold_pages
     from vrag_nb.rl.ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask, advantage_signs
     if seed is not None: torch.manual_seed(seed)
-    runs = []
+    runs, pad = [], codec.image_pad if codec.is_vlm else None
+    turns = TurnCache(model, pad, codec.stop_ids, codec.pad_id) if carry_cache and policy is None else None
     for e in examples:
         for _ in range(group):
             r = TokenRollout(group=e['uid'], temperature=temperature if policy is None and temperature > 0 else 1.0)
@@ -191,7 +185,7 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
             else: ask.append(x)
         if not ask: break
         if policy is None:
-            outs = generate_replies(model, codec, [x['r'] for x in ask], turn_tokens, temperature, top_p, counts)
+            outs = generate_replies(model, codec, [x['r'] for x in ask], turn_tokens, temperature, top_p, counts, turns)
         else: outs = [(t, [0.0] * len(t)) for t in (codec.text(policy(x['ep'].messages)) + [codec.im_end] for x in ask)]
         for x, (toks, lps) in zip(ask, outs):
             r, left = x['r'], response_length - x['r'].budget_used
@@ -230,7 +224,8 @@ def collate(rows: list[TokenRollout], # rollouts to batch
     b = dict(input_ids=pad('ids', codec.pad_id),
              attention_mask=torch.tensor([[1] * len(r.ids) + [0] * (T - len(r.ids)) for r in rows], device=cpu),
              loss_mask=pad('mask', 0).float(), turns=pad('turns', -1), old_logprobs=pad('logprobs', 0.0).float())
-    return {**{k: v.to(device) for k, v in b.items()}, **_vision(rows, device, dtype or torch.float32)}
+    return {**{k: v.to(device) for k, v in b.items()},
+            **batch_images([im for r in rows for im in r.images], device, dtype or torch.float32)}
 
 # %% ../../nbs/07g_rl.rollout.ipynb #1ab2d4b6
 def sequence_logprobs(model, # LM or VLM (or a peft model over one)
@@ -246,7 +241,7 @@ def sequence_logprobs(model, # LM or VLM (or a peft model over one)
     from vrag_nb.rl.grpo import entropy
     base = model.get_base_model() if hasattr(model, 'get_base_model') else model
     kw = {k: batch[k] for k in ('pixel_values', 'image_grid_thw') if k in batch}
-    if kw and _needs_types(model): kw['mm_token_type_ids'] = (batch['input_ids'] == codec.image_pad).int()
+    if kw and needs_mm_types(model): kw['mm_token_type_ids'] = (batch['input_ids'] == codec.image_pad).int()
     with compute_context(model):
         h = base.model(input_ids=batch['input_ids'], attention_mask=batch['attention_mask'], use_cache=False,
                        **kw).last_hidden_state

@@ -161,6 +161,7 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
                  allow_crop: bool = True, # the `<bbox>` action
                  # rollout sampling (VRAG-RL: 1.0, 1.0); log-probs are taken at `temperature`
                  temperature: float = 1.0, top_p: float = 1.0,
+                 carry_cache: bool = True, # each rollout's KV cache kept across turns (`play_group`); False: `generate`
                  # answer judge: callable (question, reference, answer) -> bool, e.g. `judge.LLMJudge`; None:
                  # `rewards.ANLSJudge()`
                  judge=None,
@@ -209,7 +210,8 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
         t0 = time.perf_counter()
         chosen = random.Random(f'{seed}:{step}').sample(examples, min(prompts, len(examples)))
         rows = play_group(model, codec, agent, chosen, group, turn_tokens, response_length, temperature, top_p, judge,
-                          preset, ggpo=algo == 'ggpo', seed=seed * 1_000_003 + step, counts=(work := {}))
+                          preset, ggpo=algo == 'ggpo', seed=seed * 1_000_003 + step, counts=(work := {}),
+                          carry_cache=carry_cache)
         t1 = time.perf_counter()
         m = grpo_update(model, rows, codec, opt, ref, kl_coef, clip_ratio, micro_batch, dr_grpo=dr_grpo)
         tokens = sum(sum(r.mask) for r in rows)
