@@ -3,19 +3,29 @@
     # one GPU; that architecture with random weights, no download
     .venv/bin/python benchmarks/vlm_grpo.py --arch qwen2.5-vl-3b --steps 3
     .venv/bin/python benchmarks/vlm_grpo.py --model /path/to/Qwen2.5-VL-3B-Instruct   # a real checkpoint
-    # the same path on the CPU with the tiny random VLM (the tests run this)
-    .venv/bin/python benchmarks/vlm_grpo.py --tiny
+    # the same path on the CPU with the tiny random VLM (the tests run a step of it)
+    .venv/bin/python benchmarks/vlm_grpo.py --tiny --steps 4 --out benchmarks/results/vlm_grpo_tiny.json
+    # the tiny VLM at the 3B step's shape (4 x 4 rollouts, 4 turns of 128 tokens, VRAG-RL's pixel budget): the counts
+    # that benchmarks/cost_model.py turns into a predicted H100 step
+    .venv/bin/python benchmarks/vlm_grpo.py --tiny --shape 3b --steps 4 --modes lora \
+        --out benchmarks/results/vlm_grpo_shape3b.json
 
-Prints one JSON line: per fine-tuning mode (full, lora), the median seconds per step over the steps after the first
-(all steps when there is one), split into rollout (batched generate, tools, reward), reference log-probs and update
-(log-probs, backward, optimiser), generated tokens/s, peak GPU memory, trainable parameters, and every step's record.
-With random weights (--arch, --tiny) the model still generates every turn, timed in full (--turn_tokens tokens: random
-weights never stop early), but the episode plays a scripted valid action in its place: search, crop the page's top-left
-corner, search again, answer. So the timed step carries a page, a crop and a second page per rollout into `generate`
-and the update, as a real one does. The scripted reply's tokens are the model tokens of the update; their sampling
-log-probs are set to log(1/vocabulary), what a random model's near-uniform distribution gives them. --arch builds the
-released configuration with Qwen's 151,936-token vocabulary (the LM head, sampling and log-prob projections cost what
-they cost in the real model); the tokenizer is SmolLM2's with Qwen's vision tokens, whose ids all lie inside it.
+Each fine-tuning mode (full, lora) runs twice, side by side: `fresh`, a `generate` over each rollout's whole history
+at every turn (every earlier turn prefilled and every image encoded again), and `carried`, the KV cache carried from
+turn to turn (`sampling.TurnCache`: a turn prefills what is new, each image is encoded once). Prints one JSON line:
+per mode and path, the median seconds per step over the steps after the first (all steps when there is one), split
+into rollout (decoding, tools, reward), of which decoding alone, reference log-probs and update (log-probs, backward,
+optimiser); the decoding work (decoding calls, prefill tokens, decode steps, images through the vision tower);
+generated tokens/s, peak GPU memory, trainable parameters, and every step's record. The same seeds give both paths the
+same rollouts. With random weights (--arch, --tiny) the model still generates every turn, timed in full (--turn_tokens
+tokens: random weights never stop early), but the episode plays a scripted valid action in its place: search, crop the
+page's top-left corner, search again, answer. So the timed step carries a page, a crop and a second page per rollout
+into decoding and the update, as a real one does. (With the cache carried, the scripted reply differs from the tokens
+just decoded: the cache drops them and prefills the scripted reply, a few tokens more per turn than a real rollout
+prefills.) The scripted reply's tokens are the model tokens of the update; their sampling log-probs are set to
+log(1/vocabulary), what a random model's near-uniform distribution gives them. --arch builds the released
+configuration with Qwen's 151,936-token vocabulary (the LM head, sampling and log-prob projections cost what they cost
+in the real model); the tokenizer is SmolLM2's with Qwen's vision tokens, whose ids all lie inside it.
 A real checkpoint (--model) plays the real game.
 """
 import argparse, copy, json, math, statistics, sys, tempfile, time
@@ -105,21 +115,26 @@ ap.add_argument('--response_length', type=int, default=2048)
 ap.add_argument('--micro_batch', type=int, default=4)
 ap.add_argument('--lora_r', type=int, default=64)
 ap.add_argument('--modes', default='full,lora')
+ap.add_argument('--paths', default='fresh,carried', help='fresh: a generate a turn; carried: the KV cache kept')
+ap.add_argument('--shape', choices=['3b'], help="with --tiny: the 3B step's shape and pixel budget (for the counts)")
 ap.add_argument('--device', default='auto')
 ap.add_argument('--out', help='also write the JSON here')
 a = ap.parse_args()
-if a.tiny:
+if a.tiny and a.shape:  # the step of the README's 3B anchor: 4 x 4 rollouts, 4 turns of 128 tokens
+    a.prompts, a.group, a.max_turns, a.turn_tokens = 4, 4, 4, 128
+elif a.tiny:
     a.prompts, a.group, a.max_turns, a.turn_tokens, a.micro_batch = (
         min(a.prompts, 2),
         min(a.group, 2),
-        min(a.max_turns, 3),
+        min(a.max_turns, 4),
         min(a.turn_tokens, 16),
         2,
     )
 dev = torch.device('cpu') if a.tiny else resolve_device(a.device)
 dtype = torch.float32 if dev.type == 'cpu' else torch.bfloat16
 idx, examples = toy_corpus()
-pix = dict(min_pixels=4 * 784, max_pixels=16 * 784) if a.tiny else dict(min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS)
+small = a.tiny and not a.shape
+pix = dict(min_pixels=4 * 784, max_pixels=16 * 784) if small else dict(min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS)
 
 def make():
     if a.tiny:
@@ -148,21 +163,41 @@ def scripted(generate):
         return [(reply(r), [-math.log(vocab)] * len(reply(r))) for r, _ in zip(rows, outs)]
     return run
 
+DECODING = [0.0]  # seconds inside `generate_replies` (decoding, prefill and vision included)
+
+def timed(generate):
+    "`generate_replies`, its seconds added to DECODING."
+    def run(*args, **kw):
+        t0 = time.perf_counter()
+        try: return generate(*args, **kw)
+        finally: DECODING[0] += time.perf_counter() - t0
+    return run
+
+import vrag_nb.rl.rollout as rollout, vrag_nb.rl.trainer as trainer
+rollout.generate_replies = timed(rollout.generate_replies)
+SEQUENCE = [0]  # tokens of the step's rollouts (prompt, replies, observations, image pads): what the update reads
+def counted(play):
+    def run(*args, **kw):
+        rows = play(*args, **kw); SEQUENCE[0] += sum(len(r.ids) for r in rows); return rows
+    return run
+trainer.play_group = counted(trainer.play_group)
 if not a.model:  # random weights: time the generation, play valid actions
-    import vrag_nb.rl.rollout as rollout
     rollout.generate_replies = scripted(rollout.generate_replies)
 
 runs = {}
-for mode in a.modes.split(','):
+for mode, path in [(m, p) for m in a.modes.split(',') for p in a.paths.split(',')]:
     model, tok, ip = make()
     if dev.type == 'cuda': torch.cuda.empty_cache(); torch.cuda.reset_peak_memory_stats()
     lora = {'r': a.lora_r, 'lora_alpha': 2 * a.lora_r} if mode == 'lora' else None
     def log(r):  # with scripted actions, the tokens generated are counted in the wrapper, not in the rollouts
+        if r['phase'] == 'grpo':
+            r['seconds_decoding'], DECODING[0] = round(DECODING[0], 3), 0.0
+            r['sequence_tokens'], SEQUENCE[0] = SEQUENCE[0], 0
         if not a.model and r['phase'] == 'grpo':
             r['generated_tokens'], GENERATED[0] = GENERATED[0], 0
             r['tokens_per_second'] = round(r['generated_tokens'] / max(r['seconds_rollout'], 1e-9), 1)
         print(json.dumps(r), file=sys.stderr, flush=True)
-    GENERATED[0] = 0
+    GENERATED[0], DECODING[0], SEQUENCE[0] = 0, 0.0, 0
     h = train_policy(
         tempfile.mkdtemp(),
         idx,
@@ -181,15 +216,17 @@ for mode in a.modes.split(','):
         turn_tokens=a.turn_tokens,
         response_length=a.response_length,
         ckpt_every=a.steps,
+        carry_cache=path == 'carried',
         log=log,
         **pix,
     )
     g = [r for r in h if r['phase'] == 'grpo']
     timed = g[1:] or g  # the first step pays for warm-up
     med = lambda k: round(statistics.median(r[k] for r in timed), 3)
-    runs[mode] = dict(
+    runs[f'{mode}/{path}'] = dict(
         seconds_per_step=med('seconds'),
         seconds_rollout=med('seconds_rollout'),
+        seconds_decoding=med('seconds_decoding'),
         seconds_ref=med('seconds_ref'),
         seconds_update=med('seconds_update'),
         tokens_per_second=med('tokens_per_second'),
@@ -197,11 +234,12 @@ for mode in a.modes.split(','):
         peak_gib=round(torch.cuda.max_memory_allocated() / 2**30, 2) if dev.type == 'cuda' else None,
         trainable_params=g[-1]['trainable_params'],
         images_per_rollout=med('images'),
-        # the decoding work of a step (`play_group(counts=)`): what carrying the cache across turns brings down
+        # the decoding work of a step (`play_group(counts=)`)
         generate_calls=med('generate_calls'),
         prefill_tokens=med('prefill_tokens'),
         decode_steps=med('decode_steps'),
         vision_images=med('vision_images'),
+        sequence_tokens=med('sequence_tokens'),
         verl_loaded='verl' in sys.modules,
         steps=g,
     )
@@ -217,7 +255,13 @@ res = dict(
     max_turns=a.max_turns,
     turn_tokens=a.turn_tokens,
     lora_r=a.lora_r,
+    pixels=pix,
     runs=runs,
 )
+keys = ('seconds_per_step', 'seconds_rollout', 'seconds_decoding', 'seconds_update', 'prefill_tokens', 'decode_steps',
+        'vision_images')
+for mode in a.modes.split(','):  # before and after, side by side, on stderr
+    print(f'{mode:>5}: ' + ', '.join(f"{k} {' -> '.join(str(runs[f'{mode}/{p}'][k]) for p in a.paths.split(','))}"
+                                      for k in keys), file=sys.stderr)
 if a.out: Path(a.out).write_text(json.dumps(res, indent=1))
 print(json.dumps(res))

@@ -141,10 +141,12 @@ def _select(self: TurnCache, rows, dev):
     if self.cache is None:
         self.cache, self.seen = DynamicCache(), [0] * len(rows)
         self.ids = torch.zeros((len(rows), 0), dtype=torch.long, device=dev); self.att = self.ids.clone()
+        self.img = self.ids.bool()  # columns prefilled as an image's tokens (a sampled image-pad id is not one)
     elif keys != self.keys:
         if not set(keys) <= set(self.keys): raise ValueError('TurnCache: a row that was not in its first turn')
         keep = [self.keys.index(k) for k in keys]; sel = torch.tensor(keep, device=dev)
-        self.cache.batch_select_indices(sel); self.ids, self.att = self.ids[sel], self.att[sel]
+        self.cache.batch_select_indices(sel)
+        self.ids, self.att, self.img = self.ids[sel], self.att[sel], self.img[sel]
         self.seen = [self.seen[i] for i in keep]
     self.keys = keys
 
@@ -157,7 +159,7 @@ def _chunks(self: TurnCache, rows):
     for i, r in enumerate(rows):
         cols = self.att[i].nonzero()[:, 0]; fed = self.ids[i, cols].tolist()
         m = next((k for k, (a, b) in enumerate(zip(fed, r.ids)) if a != b), min(len(fed), len(r.ids)))
-        if m == len(r.ids) or (self.image_pad is not None and self.image_pad in fed[m:]):
+        if m == len(r.ids) or self.img[i, cols[m:]].any():
             raise ValueError(f'TurnCache: row {i} must grow by at least a token and keep its images as they were fed')
         cut.append(cols[m:]); chunks.append(r.ids[m:])
     for i, cols in enumerate(cut): self.att[i, cols] = 0  # padding after a stop token, a reply the budget cut
@@ -182,6 +184,7 @@ def replies(self: TurnCache,
     C = max(map(len, chunks))
     x = torch.tensor([[self.pad_id] * (C - len(c)) + c for c in chunks], device=dev)
     ids = torch.cat([self.ids, x], 1)
+    img = torch.cat([self.img, x == (-1 if self.image_pad is None else self.image_pad)], 1)
     att = torch.cat([self.att, torch.tensor([[0] * (C - len(c)) + [1] * len(c) for c in chunks], device=dev)], 1)
     grids = [im['image_grid_thw'] for r in rows for im in r.images]
     grid = torch.cat(grids).to(dev) if grids else None
@@ -190,7 +193,7 @@ def replies(self: TurnCache,
     if vision and self.types: vision['mm_token_type_ids'] = (x == self.image_pad).int()
     new, lps, fed, self.att = _sample(self.model, self.cache, x, att, xp, vision, self.rope, self.stop_ids,
                                       self.pad_id, max_new_tokens, temperature, top_p)
-    self.ids = torch.cat([ids, fed], 1)
+    self.ids, self.img = torch.cat([ids, fed], 1), torch.cat([img, torch.zeros_like(fed, dtype=torch.bool)], 1)
     for k, v in dict(generate_calls=1, prefill_tokens=sum(map(len, chunks)), decode_steps=new.shape[1],
                      vision_images=len(images)).items():
         if counts is not None: counts[k] = counts.get(k, 0) + v
