@@ -8,7 +8,7 @@ from fastcore.basics import patch
 from ..agent.views import View, block_in_region
 
 # %% auto #0
-__all__ = ['view_text', 'ChatCodec']
+__all__ = ['VISION_TOKENS', 'view_text', 'ChatCodec']
 
 # %% ../../nbs/07f_rl.codec.ipynb #3c6ee779
 def view_text(view: View, # the image the model would see
@@ -27,6 +27,9 @@ def view_text(view: View, # the image the model would see
     return f'{head}\n{body[:max_chars]}'
 
 # %% ../../nbs/07f_rl.codec.ipynb #c4c77db7
+# the Qwen-VL family's vision tokens: an image's or a video's frame and its placeholders
+VISION_TOKENS = ('<|vision_start|>', '<|vision_end|>', '<|image_pad|>', '<|video_pad|>', '<|vision_pad|>')
+
 class ChatCodec:
     """Agent messages as ChatML token ids, one message at a time, each image processed once: for a text LM (views as
     text) or a Qwen-VL-family VLM."""
@@ -58,6 +61,8 @@ class ChatCodec:
         self.stop_ids = sorted({self.im_end} | {vocab[t] for t in ('<|endoftext|>',) if t in vocab} |
                                ({tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()))
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.im_end
+        # tokens only the environment may write: a sampled one would claim an image that is not there
+        self.banned_ids = sorted(vocab[t] for t in VISION_TOKENS if t in vocab)
         self.newline = self.text('\n')
 
 # %% ../../nbs/07f_rl.codec.ipynb #ad772834

@@ -4,9 +4,9 @@
 
 # %% ../../nbs/07b_rl.ggpo.ipynb #75e3c9c1
 from __future__ import annotations
-from collections import defaultdict
+import numpy as np
 import torch
-from .grpo import Rollout
+from .grpo import Rollout, group_advantages
 from ..eval.rewards import contains_reference
 
 # %% auto #0
@@ -48,12 +48,11 @@ def prune_mask(segment_nodes: list, # per model turn, the node it belongs to
 def advantage_signs(rewards: list[float], # one reward per rollout
                     groups: list, # the group id of each rollout (the question's uid)
                    ) -> list[bool | None]: # per rollout: True (A > 0), False (A < 0), None (A = 0)
-    """The sign of each rollout's GRPO advantage, R − mean of its group (the same under Dr.GRPO; a one-rollout group's
-    mean is 0, as in `grpo.group_advantages`)."""
-    by = defaultdict(list)
-    for r, g in zip(rewards, groups): by[g].append(r)
-    mean = {g: sum(v) / len(v) if len(v) > 1 else 0.0 for g, v in by.items()}
-    return [None if abs(r - mean[g]) < 1e-9 else r > mean[g] for r, g in zip(rewards, groups)]
+    """The sign of each rollout's GRPO advantage (`grpo.group_advantages`: the same under Dr.GRPO; a group whose rewards
+    are all equal has A = 0 exactly)."""
+    r = torch.tensor(rewards, dtype=torch.float64, device='cpu')[:, None]
+    adv = group_advantages(r, torch.ones_like(r), np.array(groups))[0][:, 0].tolist()
+    return [None if a == 0 else a > 0 for a in adv]
 
 # %% ../../nbs/07b_rl.ggpo.ipynb #c09acfe5
 def token_weights(rollouts: list[Rollout], # with `nodes` per segment

@@ -23,25 +23,23 @@ def group_advantages(
                      epsilon: float = 1e-6, # added to the group's std
                      norm_adv_by_std_in_grpo: bool = True, # False: Dr.GRPO (no std normalisation)
                      config=None, # unused; verl passes its algorithm config
+                     # rewards of a group that differ by at most this much are equal: advantage exactly 0
+                     tie: float = 1e-6,
                     # (advantages, returns), both [batch, response_len], 0 where the mask is 0
                     ) -> tuple[torch.Tensor, torch.Tensor]:
     """GRPO outcome advantages (reference.md §6; DeepSeekMath eq. 3), broadcast over the response tokens; Dr.GRPO with
-    `norm_adv_by_std_in_grpo=False`."""
-    scores = token_level_rewards.sum(-1)
+    `norm_adv_by_std_in_grpo=False`; a group whose rewards are all equal gets exactly 0."""
+    scores = token_level_rewards.detach().sum(-1).double()  # float64: a group's mean and std without float32 rounding
     groups = defaultdict(list)
     for i, g in enumerate(index): groups[g].append(i)
     adv = torch.zeros_like(scores)
-    with torch.no_grad():
-        for rows in groups.values():
-            s = scores[rows]
+    for rows in groups.values():
+        s = scores[rows]
+        if len(rows) == 1: adv[rows] = s  # a group of one: mean 0, std 1
+        elif float(s.max() - s.min()) > tie:  # an equal group keeps 0: nothing to prefer, nothing to push
             # std: unbiased, as torch.std
-            mean, std = (
-                (s.mean(), s.std())
-                if len(rows) > 1
-                else (torch.tensor(0.0, device=s.device), torch.tensor(1.0, device=s.device))
-            )
-            adv[rows] = (s - mean) / (std + epsilon) if norm_adv_by_std_in_grpo else s - mean
-    adv = adv.unsqueeze(-1) * response_mask
+            adv[rows] = (s - s.mean()) / (s.std() + epsilon) if norm_adv_by_std_in_grpo else s - s.mean()
+    adv = adv.to(token_level_rewards.dtype).unsqueeze(-1) * response_mask
     return adv, adv
 
 # %% ../../nbs/07_rl.grpo.ipynb #2c4a26b4
@@ -83,8 +81,9 @@ def policy_loss(old_log_prob: torch.Tensor, # [batch, len] log-probs when the ro
 # %% ../../nbs/07_rl.grpo.ipynb #0a9ba4a9
 def entropy(logits: torch.Tensor, # [..., vocab] unnormalised
            ) -> torch.Tensor: # [...] entropy of each distribution, nats
-    "Shannon entropy of softmax(logits)."
-    return torch.logsumexp(logits, -1) - (torch.softmax(logits, -1) * logits).sum(-1)
+    "Shannon entropy of softmax(logits); logits at -inf (suppressed tokens) count as probability 0."
+    finite = logits.masked_fill(logits == -torch.inf, 0)  # p log p is 0 where p is 0
+    return torch.logsumexp(logits, -1) - (torch.softmax(logits, -1) * finite).sum(-1)
 
 # %% ../../nbs/07_rl.grpo.ipynb #08db1aa6
 @dataclass

@@ -10,7 +10,7 @@ import torch
 from fastcore.basics import patch
 from ..agent.loop import VRAGAgent
 from .codec import ChatCodec
-from .sampling import ChosenLogprobs, TurnCache, batch_images, merged_adapter, needs_mm_types
+from .sampling import ChosenLogprobs, TurnCache, batch_images, merged_adapter, needs_mm_types, suppress
 
 # %% auto #0
 __all__ = ['TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs']
@@ -88,7 +88,7 @@ def _prompt_batch(model, codec: ChatCodec, rows: list) -> tuple:
 # %% ../../nbs/07g_rl.rollout.ipynb #ec104013
 def _generate(model, codec, rows, max_new_tokens, temperature, top_p, counts):
     "One `generate` over the rows' whole sequences: every earlier turn prefilled, every image encoded again."
-    from transformers import GenerationConfig, LogitsProcessorList
+    from transformers import GenerationConfig, LogitsProcessorList, SuppressTokensLogitsProcessor
     ids, att, kw = _prompt_batch(model, codec, rows); T = ids.shape[1]
     sample = temperature > 0
     gc = GenerationConfig(max_new_tokens=max_new_tokens, do_sample=sample, temperature=temperature if sample else 1.0,
@@ -97,8 +97,10 @@ def _generate(model, codec, rows, max_new_tokens, temperature, top_p, counts):
                           # no top-k cut when sampling; greedy takes no sampling flags
                           **({'top_k': 0} if sample else {}))
     rec = ChosenLogprobs(temperature if sample else 1.0)  # log π at the temperature, one step of logits kept at a time
+    ban = [SuppressTokensLogitsProcessor(codec.banned_ids, device=ids.device)] if codec.banned_ids else []
+    # the banned tokens at -inf first, then the log-probs recorded (the warpers come after both)
     out = model.generate(input_ids=ids, attention_mask=att, generation_config=gc,
-                         logits_processor=LogitsProcessorList([rec]), **kw)
+                         logits_processor=LogitsProcessorList(ban + [rec]), **kw)
     for k, v in dict(generate_calls=1, prefill_tokens=int(att.sum()), decode_steps=out.shape[1] - T,
                      vision_images=sum(len(r.images) for r in rows)).items():
         if counts is not None: counts[k] = counts.get(k, 0) + v
@@ -170,7 +172,8 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
     from vrag_nb.rl.ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask, advantage_signs
     if seed is not None: torch.manual_seed(seed)
     runs, pad = [], codec.image_pad if codec.is_vlm else None
-    turns = TurnCache(model, pad, codec.stop_ids, codec.pad_id) if carry_cache and policy is None else None
+    carry = carry_cache and policy is None
+    turns = TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids) if carry else None
     for e in examples:
         for _ in range(group):
             r = TokenRollout(group=e['uid'], temperature=temperature if policy is None and temperature > 0 else 1.0)
@@ -250,7 +253,8 @@ def sequence_logprobs(model, # LM or VLM (or a peft model over one)
     for k in range(0, len(bi), chunk):
         b, t = bi[k:k + chunk], ti[k:k + chunk]
         with compute_context(model):
-            logits = base.lm_head(h[b, t - 1]).float() / temperature  # the state before token t predicts it
+            # the state before token t predicts it; the banned tokens as the sampler had them (-inf)
+            logits = suppress(base.lm_head(h[b, t - 1]).float() / temperature, codec.banned_ids)
         lps.append(logits.log_softmax(-1).gather(1, batch['input_ids'][b, t][:, None])[:, 0])
         if with_entropy:
             with torch.no_grad(): ents.append(entropy(logits))

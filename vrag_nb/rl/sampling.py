@@ -7,10 +7,10 @@ from __future__ import annotations
 import contextlib, inspect
 import torch
 from fastcore.basics import patch
-from transformers import DynamicCache, LogitsProcessor
+from transformers import DynamicCache, LogitsProcessor, SuppressTokensLogitsProcessor
 
 # %% auto #0
-__all__ = ['ChosenLogprobs', 'merged_adapter', 'decode_batch', 'batch_images', 'needs_mm_types', 'TurnCache']
+__all__ = ['ChosenLogprobs', 'suppress', 'merged_adapter', 'decode_batch', 'batch_images', 'needs_mm_types', 'TurnCache']
 
 # %% ../../nbs/07f_rl.sampling.ipynb #smp05
 class ChosenLogprobs(LogitsProcessor):
@@ -34,6 +34,14 @@ class ChosenLogprobs(LogitsProcessor):
         "The log-probs of the generated tokens, the last step's taken from `sequences`."
         if self.last is not None: self._take(sequences[:, -1])
         return torch.stack(self.lps, 1) if self.lps else sequences.new_zeros((len(sequences), 0), dtype=torch.float)
+
+# %% ../../nbs/07f_rl.sampling.ipynb #sup02
+def suppress(scores: torch.Tensor, # [..., V] logits
+             banned: list[int], # token ids the policy may never write (`ChatCodec.banned_ids`); empty: none
+            ) -> torch.Tensor: # the logits with the banned columns at -inf
+    "Logits with the banned tokens made impossible (transformers' `SuppressTokensLogitsProcessor`)."
+    if not len(banned): return scores
+    return SuppressTokensLogitsProcessor(list(banned), device=scores.device)(None, scores)
 
 # %% ../../nbs/07f_rl.sampling.ipynb #smp11
 @contextlib.contextmanager
@@ -62,7 +70,7 @@ def _positions(rope, ids, att, grid, image_pad):
     return rope(ids, image_grid_thw=grid, attention_mask=att, mm_token_type_ids=(ids == image_pad).int())[0]
 
 # %% ../../nbs/07f_rl.sampling.ipynb #smp21b
-def _sample(model, cache, x, att, xp, vision, rope, stop_ids, pad_id, max_new_tokens, temperature, top_p):
+def _sample(model, cache, x, att, xp, vision, rope, stop_ids, pad_id, max_new_tokens, temperature, top_p, banned=()):
     """Prefill `x` onto `cache` and decode a token a step: (new tokens [B, n], their log π [B, n], the n - 1 tokens fed
     to the cache after `x`, the attention mask over the cache)."""
     from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
@@ -75,6 +83,7 @@ def _sample(model, cache, x, att, xp, vision, rope, stop_ids, pad_id, max_new_to
     for step in range(max_new_tokens):
         logits = model(input_ids=x, attention_mask=att, position_ids=xp, past_key_values=cache, use_cache=True,
                        logits_to_keep=1, **(vision if step == 0 else {})).logits[:, -1].float()  # the last position's
+        logits = suppress(logits, banned)
         scores = warp(x, logits)  # the warpers do not read the ids
         nxt = torch.multinomial(scores.softmax(-1), 1)[:, 0] if sample else scores.argmax(-1)
         nxt = torch.where(live, nxt, torch.full_like(nxt, pad_id))
@@ -98,12 +107,13 @@ def decode_batch(model, # a transformers LM or Qwen-VL-family VLM (or a peft mod
                  max_new_tokens: int, # steps at most
                  temperature: float = 1.0, # 0: greedy
                  top_p: float = 1.0, # nucleus sampling when temperature > 0
+                 banned: list[int] = (), # token ids never sampled (`ChatCodec.banned_ids`): -inf before anything else
                 ) -> tuple[torch.Tensor, torch.Tensor]: # new tokens [B, n], their log π at `temperature` [B, n]
     "Sample like `generate` (same warpers, same random draws) with a cache, positions from the model's own rules."
     rope = _rope(model, image_pad)
     pos = _positions(rope, ids, attention_mask, vision.get('image_grid_thw'), image_pad)
     new, lps, _, _ = _sample(model, DynamicCache(), ids, attention_mask, pos, vision, rope, stop_ids, pad_id,
-                             max_new_tokens, temperature, top_p)
+                             max_new_tokens, temperature, top_p, banned)
     return new, lps
 
 # %% ../../nbs/07f_rl.sampling.ipynb #smp31
@@ -129,8 +139,9 @@ class TurnCache:
                  image_pad: int | None, # the image-pad token id (None: a text LM)
                  stop_ids: list[int], # tokens that end a reply
                  pad_id: int, # the padding token
+                 banned: list[int] = (), # token ids never sampled (`ChatCodec.banned_ids`)
                 ):
-        self.model, self.image_pad, self.stop_ids, self.pad_id = model, image_pad, stop_ids, pad_id
+        self.model, self.image_pad, self.stop_ids, self.pad_id, self.banned = model, image_pad, stop_ids, pad_id, banned
         self.rope, self.types, self.cache, self.keys = _rope(model, image_pad), needs_mm_types(model), None, []
 
 # %% ../../nbs/07f_rl.sampling.ipynb #smp33
@@ -192,7 +203,7 @@ def replies(self: TurnCache,
     vision = batch_images(images, dev, p.dtype)
     if vision and self.types: vision['mm_token_type_ids'] = (x == self.image_pad).int()
     new, lps, fed, self.att = _sample(self.model, self.cache, x, att, xp, vision, self.rope, self.stop_ids,
-                                      self.pad_id, max_new_tokens, temperature, top_p)
+                                      self.pad_id, max_new_tokens, temperature, top_p, self.banned)
     self.ids, self.img = torch.cat([ids, fed], 1), torch.cat([img, torch.zeros_like(fed, dtype=torch.bool)], 1)
     for k, v in dict(generate_calls=1, prefill_tokens=sum(map(len, chunks)), decode_steps=new.shape[1],
                      vision_images=len(images)).items():

@@ -143,7 +143,8 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
                  steps: int = 10, prompts: int = 2, group: int = 4,
                  # AdamW lr (VRAG-RL 7B: 1e-6); KL loss coef; PPO ε
                  lr: float = 1e-5, kl_coef: float = 0.01, clip_ratio: float = 0.2,
-                 dr_grpo: bool = False, # Dr.GRPO: advantages not divided by the group's std
+                 # Dr.GRPO: advantages not divided by the group's std, token losses by rollouts × response_length
+                 dr_grpo: bool = False,
                  micro_batch: int = 4, # rollouts per forward/backward
                  # peft LoraConfig settings, e.g. {'r': 64, 'lora_alpha': 128}; None: full fine-tuning
                  lora: dict | None = None,
@@ -213,7 +214,8 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
                           preset, ggpo=algo == 'ggpo', seed=seed * 1_000_003 + step, counts=(work := {}),
                           carry_cache=carry_cache)
         t1 = time.perf_counter()
-        m = grpo_update(model, rows, codec, opt, ref, kl_coef, clip_ratio, micro_batch, dr_grpo=dr_grpo)
+        m = grpo_update(model, rows, codec, opt, ref, kl_coef, clip_ratio, micro_batch, dr_grpo=dr_grpo,
+                        horizon=response_length)
         tokens = sum(sum(r.mask) for r in rows)
         emit({
             'phase': 'grpo', 'step': step, **_summary(rows), **m, **work, 'seconds_rollout': round(t1 - t0, 3),

@@ -137,6 +137,27 @@ def _rows_to_run(adv: torch.Tensor, # [B] one advantage per rollout
     token never needs them."""
     return [i for i in range(len(masks)) if masks[i].sum() > 0 and not (skip_zero and float(adv[i]) == 0.0)]
 
+# %% ../../nbs/07g_rl.update.ipynb #upd_div1
+def _loss_divisor(rows, # the batch's rollouts
+                  dr_grpo: bool, # Dr.GRPO: a constant, rollouts × `horizon`
+                  horizon: int | None, # Dr.GRPO's constant length in tokens; None: the batch's padded length (verl's)
+                 ) -> float:
+    """What the batch's summed token losses are divided by: every model token (GGPO's pruned ones too: pruning does not
+    weigh the rest up), or under Dr.GRPO rollouts × horizon (verl's `seq-mean-token-sum-norm`)."""
+    if dr_grpo: return float(max(sum(1 for r in rows if any(r.mask)), 1) * (horizon or max(len(r.ids) for r in rows)))
+    return max(float(sum(sum(r.mask) for r in rows)), 1.0)
+
+# %% ../../nbs/07g_rl.update.ipynb #upd_zg1
+def _zero_grads_for_skipped(params: list, # the trainable parameters
+                            skipped: bool, # whether rows with loss tokens were left out of the passes
+                           ):
+    """Give every trainable parameter without a gradient a zero one when rows were skipped, so that the optimiser steps
+    as it would have after running them (their gradient is exactly 0): AdamW's moments decay, its weight decay applies
+    and its step count (Adam's bias correction) advances, even when every row was skipped."""
+    if not skipped: return
+    for q in params:
+        if q.grad is None: q.grad = torch.zeros_like(q)
+
 # %% ../../nbs/07g_rl.update.ipynb #f121df13
 def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 rows: list[TokenRollout], # scored rollouts, several per group
@@ -146,7 +167,9 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 kl_coef: float = 0.01, clip_ratio: float = 0.2, # VRAG-RL: 0.01, 0.2 (reference.md §6)
                 micro_batch: int = 4, # rollouts per forward/backward
                 max_grad_norm: float = 1.0, # gradient clipping
-                dr_grpo: bool = False, # Dr.GRPO: advantages not divided by the group's std
+                # Dr.GRPO: advantages not divided by the group's std, token losses summed over rollouts × `horizon`
+                dr_grpo: bool = False,
+                horizon: int | None = None, # Dr.GRPO's constant, tokens (the response budget); None: the padded length
                 # leave out the rows that carry no gradient: advantage 0 and no KL term (see `_rows_to_run`)
                 skip_zero_advantage: bool = True,
                ) -> dict: # loss, kl, entropy, clipfrac, grad_norm, logprob_gap, ratio_max, skipped, seconds_*
@@ -156,7 +179,7 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
     dev, dt = p.device, p.dtype
     adv = _advantages(rows, dr_grpo)
     masks = [_loss_mask(r) for r in rows]
-    n = max(sum(float(m.sum()) for m in masks), 1.0)  # the token mean is over the whole batch, skipped rows included
+    n = _loss_divisor(rows, dr_grpo, horizon)  # the whole batch's, skipped rows and pruned turns included
     kl_term = bool(kl_coef) and (ref is not None or hasattr(model, 'disable_adapter'))
     run = _rows_to_run(adv, masks, skip_zero_advantage and not kl_term)
     mbs = [run[i:i + micro_batch] for i in range(0, len(run), micro_batch)]
@@ -183,7 +206,9 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
         s['clip'] += m['clipfrac'] * ws
         s['gap'] += token_mean((lp.detach() - b['old_logprobs']).abs(), mask).item() * ws
     t0 = time.perf_counter()
-    gnorm = torch.nn.utils.clip_grad_norm_([q for q in model.parameters() if q.requires_grad], max_grad_norm)
+    params = [q for q in model.parameters() if q.requires_grad]
+    _zero_grads_for_skipped(params, len(run) < sum(1 for m in masks if m.sum() > 0))
+    gnorm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
     opt.step(); opt.zero_grad(set_to_none=True)
     return dict(loss=s['pg'] + kl_coef * s['kl'], kl=s['kl'], entropy=s['ent'], clipfrac=s['clip'],
                 grad_norm=float(gnorm), logprob_gap=s['gap'], ratio_max=rmax,
