@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 from .grpo import Rollout, group_advantages
-from ..eval.rewards import contains_reference
+from ..eval.rewards import contains_reference, normalize_answer
 
 # %% auto #0
 __all__ = ['answer_path', 'valuable_retrievals', 'prune_mask', 'advantage_signs', 'token_weights', 'ggpo_response_mask',
@@ -97,10 +97,23 @@ def vimrag_turns(trajectory: dict, # from `VimRAGAgent.run`
         if e['event'] == 'search_done': retrieved[e['node_id']] = [f"{r['doc']}_{r['page']}" for r in e['results']]
     return [node[s] for s in steps], retrieved
 
+# %% ../../nbs/07b_rl.ggpo.ipynb #evid01
+def _evidence(page_text: str, # a retrieved page's text
+              answer: str, # the answer given
+              gold: bool, # whether the page is a gold page of the question
+             ) -> bool:
+    """Whether a page is evidence for the answer: it holds the answer, and it is a gold page or the answer is one that
+    no page holds by chance — two words or more, or one word of five characters or more that is not a number ("1",
+    "yes" or "2.2" turn up on many pages)."""
+    norm = normalize_answer(answer)
+    distinctive = len(norm.split()) >= 2 or (len(norm) >= 5 and not norm.isdigit())
+    return (gold or distinctive) and contains_reference(page_text, answer)
+
 # %% ../../nbs/07b_rl.ggpo.ipynb #d276bf98
 def vrag_turns(trajectory: dict, # from `VRAGAgent.run` / `Episode.trajectory` (04a_agent.loop)
                # page id `<doc>_<page>` -> its text, to find the pages that hold the answer; None: recency only
                page_text: dict | None = None,
+               gold: set | list = (), # the question's gold page ids: a short answer is evidence only on them
               # (node per model turn, graph as list of nodes, {search node: page ids})
               ) -> tuple[list[str], list[dict], dict]:
     """The graph of a VRAG trajectory — a search node per page shown, the answer under the searches whose pages hold it
@@ -120,7 +133,7 @@ def vrag_turns(trajectory: dict, # from `VRAGAgent.run` / `Episode.trajectory` (
         if ans := next((e for e in evs if e['event'] == 'answer'), None):
             text = (ans.get('text') or '').strip()
             holds = [v for v, pids in retrieved.items()
-                     if text and any(contains_reference((page_text or {}).get(p, ''), text) for p in pids)]
+                     if text and any(_evidence((page_text or {}).get(p, ''), text, p in gold) for p in pids)]
             graph.append({'id': 'answer', 'type': 'answer', 'parent_ids': holds or [node]})
             turns.append('answer')
         else: turns.append(node)

@@ -207,7 +207,7 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
         pages = list(codec.pages.values()) or getattr(getattr(agent.search, '__self__', None), 'pages', [])
         texts = page_text if page_text is not None else {p.pid: p.text for p in pages}
         for x, sign in zip(runs, advantage_signs([x['r'].reward for x in runs], [x['r'].group for x in runs])):
-            turns, graph, retrieved = vrag_turns(x['r'].trajectory, texts)
+            turns, graph, retrieved = vrag_turns(x['r'].trajectory, texts, gold_pages(x['ex']))
             x['r'].pruned = prune_mask(
                 turns, sign, answer_path(graph), valuable_retrievals(retrieved, gold_pages(x['ex']))
             )

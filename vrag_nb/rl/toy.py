@@ -156,10 +156,11 @@ def _finish(run: dict, # one rollout as `collect` plays it: its example, episode
             env: ToyEnv,
            ) -> dict: # the info `collect` returns for it: trajectory, memory graph, pages retrieved, correct, score
     "Score a finished rollout, and give each model turn its node in the memory graph GGPO prunes with (07b_rl.ggpo)."
+    from vrag_nb.eval.retrieval import gold_pages
     s, traj = env.score(run['ep'], run['ex']), run['ep'].trajectory()
     run['ro'].reward = s['score']
     # a search node per page shown, the answer under the pages holding it
-    turns, graph, retrieved = vrag_turns(traj, {p.pid: p.text for p in env.index.pages})
+    turns, graph, retrieved = vrag_turns(traj, {p.pid: p.text for p in env.index.pages}, gold_pages(run['ex']))
     it = iter(turns)
     run['ro'].nodes = [next(it) if kind == 'model' else None for kind, _ in run['ro'].segments]
     return dict(trajectory=traj, graph=graph, retrieved=retrieved, correct=s['r_ans'] > 0, score=s)

@@ -157,7 +157,8 @@ async def _finish(self: VRAGAgentLoop, ep, ids, n_prompt, mask, lps, turn_ids, i
         s = await asyncio.get_running_loop().run_in_executor(
             None, lambda: score(traj, gt['answer'], list(gt['gold_pages']), judge_for(self.judge), self.preset))
         if self.ggpo:
-            turns, graph, retrieved = vrag_turns(traj, {p.pid: p.text for p in self.search_tool.pages.values()})
+            turns, graph, retrieved = vrag_turns(traj, {p.pid: p.text for p in self.search_tool.pages.values()},
+                                                 gt['gold_pages'])
             # the loop cannot see its group: r_ans > 0 stands in for the advantage's sign (see above)
             pruned = prune_mask(turns, s['r_ans'] > 0, answer_path(graph),
                                 valuable_retrievals(retrieved, gt['gold_pages']))
