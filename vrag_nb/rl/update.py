@@ -4,7 +4,7 @@
 
 # %% ../../nbs/07g_rl.update.ipynb #a58611d9
 from __future__ import annotations
-import re, time
+import contextlib, re, time
 import numpy as np
 import torch
 from ..core import MIN_PIXELS, MAX_PIXELS
@@ -14,7 +14,7 @@ from .rollout import TokenRollout, collate, sequence_logprobs
 from .codec import ChatCodec
 
 # %% auto #0
-__all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'grpo_update']
+__all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'stack_adapter', 'grpo_update']
 
 # %% ../../nbs/07g_rl.update.ipynb #45c41004
 # Linear-layer names of the attention and MLP projections (Qwen, Llama, SmolLM2)
@@ -92,6 +92,38 @@ def load_policy(path, # hub id or local dir of a transformers checkpoint
     return model, AutoTokenizer.from_pretrained(path), (Qwen2VLImageProcessorPil(
         min_pixels=min_pixels, max_pixels=max_pixels) if vlm else None)
 
+# %% ../../nbs/07g_rl.update.ipynb #stk02
+def _both_active(model):
+    "Both adapters on, only GRPO's (`rl`) trainable."
+    model.base_model.set_adapter(['default', 'rl'])
+    for n, p in model.named_parameters():
+        if '.default.' in n: p.requires_grad_(False)
+
+def stack_adapter(model, # a peft LoRA model (`prepare_policy(..., lora=...)`) whose adapter holds the cold start
+                  lora: dict, # peft `LoraConfig` settings for the adapter GRPO trains
+                  weights: dict | None = None, # the cold start's adapter weights (name -> tensor) to load; None: as is
+                 ): # the same model: the cold start's adapter frozen, a fresh trainable adapter `rl` over it
+    "Keep the cold start's LoRA adapter, frozen and unmerged, and put a fresh trainable adapter on top of it."
+    from peft import LoraConfig
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if weights and n in weights: p.copy_(weights[n])
+    targets = model.peft_config['default'].target_modules
+    model.add_adapter('rl', LoraConfig(**{'r': 16, 'lora_alpha': 32, 'lora_dropout': 0.0, **lora,
+                                          'target_modules': targets}))
+    _both_active(model)
+    return model
+
+@contextlib.contextmanager
+def _reference_view(model): # a peft LoRA model
+    "The policy as the KL's reference: with stacked adapters the cold start's alone, else every adapter off."
+    if 'rl' not in model.peft_config:
+        with model.disable_adapter(): yield
+        return
+    model.base_model.set_adapter('default', inference_mode=True)
+    try: yield
+    finally: _both_active(model)
+
 # %% ../../nbs/07g_rl.update.ipynb #fac61e03
 def _advantages(rows, dr_grpo=False) -> torch.Tensor:
     "One GRPO advantage per rollout (CPU)."
@@ -108,12 +140,12 @@ def _loss_mask(r: TokenRollout) -> torch.Tensor:
 
 # %% ../../nbs/07g_rl.update.ipynb #d51dc104
 def _ref_logprobs(model, ref, b, codec, temperature=1.0):
-    """Reference log-probs at the sampling temperature (as verl's): a frozen copy's, or the LoRA model's with its
-    adapter disabled; None without either."""
+    """Reference log-probs at the sampling temperature (as verl's): a frozen copy's, or the LoRA model's with GRPO's
+    adapter off (`_reference_view`); None without either."""
     with torch.no_grad():
         if ref is not None: return sequence_logprobs(ref, b, codec, temperature=temperature)[0]
         if hasattr(model, 'disable_adapter'):
-            with model.disable_adapter(): return sequence_logprobs(model, b, codec, temperature=temperature)[0]
+            with _reference_view(model): return sequence_logprobs(model, b, codec, temperature=temperature)[0]
     return None
 
 # %% ../../nbs/07g_rl.update.ipynb #7f578dab
