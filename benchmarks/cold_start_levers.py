@@ -70,6 +70,14 @@ def main():
         'train, concise': demonstrations(train_idx, train_qa, tok, concise(base), judge),
         'heldout': demonstrations(held_idx, held_qa, tok, held_base, judge)}, 'cold_starts': {}}
     log(json.dumps(res['demonstrations']))
+
+    def save():
+        "Write what is measured so far (after part 1 and after each cold start)."
+        res.update(command='.venv/bin/python benchmarks/cold_start_levers.py --variants ' + ' '.join(a.variants),
+                   settings=dict(GAME, sft_steps=24, sft_batch=8, sft_lr=1e-4, trainable_layers=6, judge=judge.name),
+                   seconds=round(time.time() - t0))
+        Path(a.out).write_text(json.dumps(res, indent=1))
+    save()
     variants = {'baseline': dict(demo_policy=base), 'concise': dict(demo_policy=concise(base)),
                 'concise_right': dict(demo_policy=concise(base), sft_right_only=True)}
     for v in a.variants:
@@ -90,10 +98,8 @@ def main():
                                      round(sft[-1], 3)], heldout=e['heldout'], answers_sample=e['answers_sample'],
                                      seconds=round(time.time() - ts))
         log(v, json.dumps(res['cold_starts'][v]))
-    res.update(command='.venv/bin/python benchmarks/cold_start_levers.py --variants ' + ' '.join(a.variants),
-               settings=dict(GAME, sft_steps=24, sft_batch=8, sft_lr=1e-4, trainable_layers=6, judge=judge.name),
-               seconds=round(time.time() - t0))
-    Path(a.out).write_text(json.dumps(res, indent=1))
+        save()
+
 
 
 if __name__ == '__main__': main()
