@@ -8,7 +8,8 @@ import math, re
 from dataclasses import dataclass
 
 # %% auto #0
-__all__ = ['PROMPT', 'INVALID', 'FINAL', 'Action', 'parse_bbox', 'parse_action']
+__all__ = ['PROMPT', 'INVALID', 'FINAL', 'PRESETS', 'Action', 'parse_bbox', 'parse_action', 'Prompts', 'get_prompts',
+           'is_final_request']
 
 # %% ../../nbs/04_agent.grammar.ipynb #1d39e42d
 @dataclass
@@ -73,3 +74,44 @@ PROMPT = ("Answer the question about a collection of documents by looking at the
           "Question: {question}")
 INVALID = "Your last reply was invalid: {error}. Think inside <think> </think>, then give exactly one action."
 FINAL = "You have no steps left. Give your final answer now inside <answer> </answer>."
+
+# %% ../../nbs/04_agent.grammar.ipynb #pre01
+# VRAG-RL's texts, byte for byte as its released checkpoint saw them in SFT and RL (reference.md §3a)
+_VRAG_RL_RULES = (
+    "You must conduct reasoning inside <think> and </think> first every time you get new information. After "
+    "reasoning, if you find you lack some knowledge, you can call a search engine by <search> query </search> and user "
+    "will return the searched results. Every time you retrieve an image, you have the option to crop it to obtain a "
+    "clearer view, the format for coordinates is <bbox>[x1, y1, x2, y2]</bbox>. You can search as many times as your "
+    "want. If you find no further external knowledge needed, you can directly provide the answer inside <answer> and "
+    "</answer>, without detailed illustrations. For example, <answer> Beijing </answer>.")
+
+@dataclass(frozen=True)
+class Prompts:
+    "The texts an agent sends its policy: the first user turn, the turn after an invalid reply, the last-step request."
+    first: str  # the first user turn; `{question}` is filled in
+    invalid: str  # the user turn after a reply the parser rejects; `{error}`, if present, is filled in
+    final: str  # the request for an answer on the last step
+    # True: `final` is added as a text item to the last user turn (VRAG-RL's demo); False: a user turn of its own
+    final_joins_turn: bool = False
+
+PRESETS = {
+    'vrag_nb': Prompts(PROMPT, INVALID, FINAL),
+    'vrag-rl': Prompts("Answer the given question. " + _VRAG_RL_RULES + " Question: {question}",
+                       "Your previous action is invalid. " + _VRAG_RL_RULES + " Please try again.",
+                       "please answer the question now with answer in <answer> ... </answer>", final_joins_turn=True),
+}
+
+# %% ../../nbs/04_agent.grammar.ipynb #pre04
+def get_prompts(preset: str | Prompts = 'vrag_nb', # a name in `PRESETS`, or your own `Prompts`
+               ) -> Prompts:
+    "The `Prompts` of a preset; raises `ValueError` naming the presets for an unknown name."
+    if isinstance(preset, Prompts): return preset
+    if preset not in PRESETS: raise ValueError(f'unknown prompt preset {preset!r}: choose one of {", ".join(PRESETS)}')
+    return PRESETS[preset]
+
+def is_final_request(message: dict, # an agent message ({'role', 'content': str | list of items})
+                    ) -> bool:
+    "Whether `message` is a user turn holding some preset's last-step request (demonstrators answer on it)."
+    if message.get('role') != 'user': return False
+    items = message['content'] if isinstance(message['content'], list) else [{'type': 'text', 'text': message['content']}]
+    return any(i.get('type') == 'text' and i.get('text') == p.final for i in items for p in PRESETS.values())

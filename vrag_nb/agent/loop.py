@@ -9,7 +9,7 @@ from typing import Callable, Iterator
 from fastcore.basics import patch
 from ..core import MIN_PIXELS, MAX_PIXELS, MAX_QUERY_CHARS, CHARS_PER_TOKEN, model_text, cut_reply, Reply
 from .views import page_view, crop_view
-from .grammar import Action, parse_action, PROMPT, INVALID, FINAL
+from .grammar import Action, parse_action, PROMPT, Prompts, get_prompts
 
 # %% auto #0
 __all__ = ['Episode', 'stream_reply', 'take_reply', 'StopRun', 'policy_failed', 'stopped_by', 'VRAGAgent']
@@ -33,9 +33,11 @@ class Episode:
 @patch
 def next_messages(self: Episode) -> list[dict]:
     "The conversation the policy answers next; on the last step it ends with the request for a final answer."
-    last = self.step == self.agent.max_steps - 1 and self.step > 0
-    if last and self.messages[-1]['content'] != [{'type': 'text', 'text': FINAL}]:
-        self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': FINAL}]})
+    last, p, m = self.step == self.agent.max_steps - 1 and self.step > 0, self.agent.prompts, self.messages[-1]
+    ask = {'type': 'text', 'text': p.final}
+    if last and ask not in m['content']:  # added once
+        if p.final_joins_turn and m['role'] == 'user': self.messages[-1] = {**m, 'content': [*m['content'], ask]}
+        else: self.messages.append({'role': 'user', 'content': [ask]})
     return self.messages
 
 # %% ../../nbs/04a_agent.loop.ipynb #7e3021b0
@@ -129,7 +131,7 @@ def act(self: Episode,
         except ValueError as e: error = str(e)
     if error:
         out.append(self._emit({'event': 'invalid', 'step': step, 'error': error, 'reply': reply}))
-        self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': INVALID.format(error=error)}]})
+        self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': self.agent.prompts.invalid.format(error=error)}]})
     self.step += 1
     if self.step >= self.agent.max_steps:
         out.append(self._emit({'event': 'max_steps', 'steps': self.agent.max_steps})); self.done = True
@@ -208,7 +210,10 @@ class VRAGAgent:
                  max_steps: int = 10, # model calls per question (VRAG demo: 10; training: 4)
                  pad: int = 56, # crop margin, raw-page pixels
                  min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # model-input area bounds, pixels
-                 prompt: str = PROMPT, # first user turn; `{question}` is filled in
+                 # the texts sent to the policy: a name in `grammar.PRESETS` ('vrag_nb', 'vrag-rl': the reference
+                 # checkpoint's) or a `Prompts`; raises `ValueError` for an unknown name
+                 preset: str | Prompts = 'vrag_nb',
+                 prompt: str | None = None, # first user turn, instead of the preset's; `{question}` is filled in
                  stream: bool = False, # pass a streaming policy's deltas on as `delta` events
                  # False: a bbox action is invalid and the default prompt does not offer it (the no-crop baseline)
                  allow_crop: bool = True,
@@ -218,17 +223,14 @@ class VRAGAgent:
                 ):
         if max_steps < 1: raise ValueError(f'max_steps must be at least 1, got {max_steps}')
         self.search = search.search if hasattr(search, 'search') else search
+        self.prompts = get_prompts(preset)
+        prompt = prompt or self.prompts.first
         if not allow_crop and prompt == PROMPT: prompt = '\n'.join(l for l in PROMPT.split('\n') if '<bbox>' not in l)
         self.policy, self.max_steps, self.pad, self.prompt, self.stream = policy, max_steps, pad, prompt, stream
         self.allow_crop = allow_crop
         self.min_pixels, self.max_pixels = min_pixels, max_pixels
-        self.max_reply_tokens = (
-            max_reply_tokens
-            if max_reply_tokens is not None
-            else None
-            if policy is None
-            else getattr(policy, 'max_tokens', None) or 1024
-        )
+        default = None if policy is None else getattr(policy, 'max_tokens', None) or 1024
+        self.max_reply_tokens = max_reply_tokens if max_reply_tokens is not None else default
 
 # %% ../../nbs/04a_agent.loop.ipynb #1691faee
 @patch

@@ -10,6 +10,7 @@ from fastcore.basics import patch
 from ..core import Page
 from ..models import smollm2_dir
 from .views import View, to_view_frame, block_in_region
+from .grammar import is_final_request
 from ..retrieval.embed import MiniLMEmbedder
 
 # %% auto #0
@@ -158,8 +159,7 @@ def __call__(self: OfflinePolicy, messages: list[dict], # agent messages (04a_ag
     if view is None: return f'<think>I need a page about this question.</think>\n<search>{q}</search>'
     page = self.pages.get((view.doc, view.page))
     if page is None: return '<think>This page is not in my corpus.</think>\n<answer>unknown</answer>'
-    final = any(c.get('text', '').startswith('You have no steps left')
-                for c in messages[-1]['content']) if messages[-1]['role'] == 'user' else False
+    final = is_final_request(messages[-1])
     inside = [b for b in self.units(page) if block_in_region(b, view.region)]
     if self.crop and view.region == (0, 0, page.width, page.height) and not final:
         block = self.best_region(q, page)
