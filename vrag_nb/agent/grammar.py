@@ -113,5 +113,6 @@ def is_final_request(message: dict, # an agent message ({'role', 'content': str 
                     ) -> bool:
     "Whether `message` is a user turn holding some preset's last-step request (demonstrators answer on it)."
     if message.get('role') != 'user': return False
-    items = message['content'] if isinstance(message['content'], list) else [{'type': 'text', 'text': message['content']}]
+    c = message['content']
+    items = c if isinstance(c, list) else [{'type': 'text', 'text': c}]
     return any(i.get('type') == 'text' and i.get('text') == p.final for i in items for p in PRESETS.values())

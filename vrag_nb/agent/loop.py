@@ -131,7 +131,8 @@ def act(self: Episode,
         except ValueError as e: error = str(e)
     if error:
         out.append(self._emit({'event': 'invalid', 'step': step, 'error': error, 'reply': reply}))
-        self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': self.agent.prompts.invalid.format(error=error)}]})
+        text = self.agent.prompts.invalid.format(error=error)
+        self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': text}]})
     self.step += 1
     if self.step >= self.agent.max_steps:
         out.append(self._emit({'event': 'max_steps', 'steps': self.agent.max_steps})); self.done = True

@@ -8,6 +8,7 @@ import json as js, os, re, sys
 from pathlib import Path
 from fastcore.script import call_parse, Param, store_true
 from ..agent.loop import VRAGAgent
+from ..agent.grammar import PRESETS
 from ..agent.events import save_trajectory, describe_event
 from ..agent.views import View
 from ..retrieval.index import PageIndex
@@ -73,10 +74,11 @@ def ask(index: PageIndex, # the index to search
         name: str = 'trajectory', # file stem for this question's outputs
         max_steps: int = 10, # step budget
         stream: bool = False, # print the model's text as it arrives (a policy with `stream`)
+        preset: str = 'vrag_nb', # the texts sent to the policy (`agent.grammar.PRESETS`)
        ) -> dict: # the trajectory
     """Run the agent on one question, print its events, save trajectory and crops under `out`; stopped by Ctrl-C or an
     error, save the partial trajectory, then raise."""
-    agent, show = VRAGAgent(index, policy, max_steps=max_steps, stream=stream), _printer()
+    agent, show = VRAGAgent(index, policy, max_steps=max_steps, stream=stream, preset=preset), _printer()
     # the first Ctrl-C stops the run; a second waits for the save it would cut short
     with sigint_deferred(first_raises=True) as saving:
         stopped = drive(agent, question, show)
@@ -131,11 +133,13 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
              thinking: Param('ask the endpoint for thinking mode (Qwen3-style chat templates)', store_true) = False,
              max_tokens: Param('reply length limit for the endpoint, tokens', int) = 1024,
              mode: Param("'vrag' (search, crop, answer) or 'vimrag' (memory graph)", str) = 'vrag',
+             prompt: Param(f"the VRAG texts: {' or '.join(PRESETS)} (the reference checkpoint's)", str) = 'vrag_nb',
              timeout: Param('seconds one model call may take, its retries included', float) = 120.0,
              retries: Param('retries of a failed model call (no connection, 408, 429, 5xx) within that time',
                             int) = 2):
     "Answer a question with the VRAG or the VimRAG agent; print each step; save the trajectory."
     if mode not in ('vrag', 'vimrag'): sys.exit(f"--mode must be 'vrag' or 'vimrag', got {mode!r}")
+    if prompt not in PRESETS: die(f"--prompt must be one of {', '.join(PRESETS)}, got {prompt!r}")
     idx = load_index(index_dir)
     if timeout <= 0 or retries < 0: die('--timeout must be > 0 and --retries >= 0')
     policy = make_policy(idx, base_url, model, api_key, thinking or None, max_tokens,
@@ -144,7 +148,7 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
     saved = lambda: f'; the partial trajectory is in {p}' if out and (p := Path(out)/'trajectory.json').exists() else ''
     try:
         if mode == 'vimrag': traj = ask_vimrag(idx, question, policy, out, max_steps=max_steps or 20, stream=stream)
-        else: traj = ask(idx, question, policy, out, max_steps=max_steps or 10, stream=stream)
+        else: traj = ask(idx, question, policy, out, max_steps=max_steps or 10, stream=stream, preset=prompt)
     except KeyboardInterrupt: print(f'interrupted (Ctrl-C){saved()}', file=sys.stderr); sys.exit(130)
     except Exception as e: die(f'the run failed: {type(e).__name__}: {e}{saved()}', 1)
     if out:
@@ -154,7 +158,7 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
 
 # %% ../../nbs/09a_cli.agent.ipynb #76a4a1c0
 def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge_model, workers, max_steps, as_json,
-                timeout=120.0, retries=2, judge_timeout=60.0):
+                timeout=120.0, retries=2, judge_timeout=60.0, preset='vrag_nb'):
     """vrag_eval --agent: run the baselines, print a table, write results.json/.csv/.png and the per-question caches to
     `out`."""
     modes = [m.strip() for m in modes.split(',') if m.strip()]
@@ -162,31 +166,27 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
     judge = None
     if judge_url:
         from vrag_nb.eval.judge import LLMJudge
-        judge = LLMJudge(judge_url, judge_model, api_key=api_key or 'EMPTY', timeout=judge_timeout,
-                         max_retries=retries)
+        judge = LLMJudge(judge_url, judge_model, api_key=api_key or 'EMPTY', timeout=judge_timeout, max_retries=retries)
     policy_name = f'{model} at {base_url}' if base_url else 'offline baseline (not a VLM)'
     try:
         policy_for = lambda m: make_policy(idx, base_url, model, api_key, mode=m, timeout=timeout, max_retries=retries)
         res = evaluate_agent(idx, exs, out, modes, policy_for, judge, policy_name, max_steps,
-                             workers or (4 if base_url else 1))
+                             workers or (4 if base_url else 1), preset=preset)
     except KeyboardInterrupt:
         print(f'interrupted (Ctrl-C): results of what was done in {Path(out) / "results.json"}; the same command '
               f'finishes the rest', file=sys.stderr)
         # at once: model calls still in flight after a second Ctrl-C would hold a normal exit until their deadline
         sys.stdout.flush(); sys.stderr.flush(); os._exit(130)
     if as_json: print(js.dumps(res)); return
-    print(f"{len(exs)} questions · policy: {policy_name} · judge: {res['judge']}")
-    print(
-        f"{'mode':8s} {'questions':10s} {'acc':>6s} {'anls':>6s} {'em':>6s} {'f1':>6s} {'steps':>6s} {'invalid':>8s} "
-        f"{'finish':>7s} {'n':>4s}"
-    )
-    for m, r in res['modes'].items():
-        for name, x in [('all', r['all']), *r['by_type'].items()]:
-            if not x.get('n'): print(f'{m:8s} {name:10s} no scored questions (see the failures below)'); continue
-            print(
-                f"{m:8s} {name:10s} {x['accuracy']:6.3f} {x['anls']:6.3f} {x['em']:6.3f} {x['f1']:6.3f} "
-                f"{x['mean_steps']:6.2f} {x['invalid_rate']:8.3f} {x['finish_rate']:7.3f} {x['n']:4d}"
-            )
+    print(f"{len(exs)} questions · policy: {policy_name} · prompt: {preset} · judge: {res['judge']}")
+    cols = ('accuracy', 'anls', 'em', 'f1', 'mean_steps', 'invalid_rate', 'finish_rate')
+    print(f"{'mode':8s} {'questions':14s} " + ' '.join(f'{h:>7s}' for h in ('acc', 'anls', 'em', 'f1', 'steps',
+                                                                                'invalid', 'finish', 'n')))
+    for m, r in res['modes'].items():  # all, then by query type, then by source type (VRAG-RL Table 1's columns)
+        by_source = [('src:' + s, x) for s, x in r['by_source'].items()]
+        for name, x in [('all', r['all']), *r['by_type'].items(), *by_source]:
+            if not x.get('n'): print(f'{m:8s} {name:14s} no scored questions (see the failures below)'); continue
+            print(f'{m:8s} {name:14s} ' + ' '.join(f'{x[k]:7.3f}' for k in cols) + f" {x['n']:7d}")
     if res['failed']:
         print(f"{len(res['failed'])} question runs failed and were skipped (run again to retry): {res['failed'][0]}",
               file=sys.stderr)
@@ -243,7 +243,9 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
               limit: Param('only the first N questions', int) = None,
               timeout: Param('seconds one model call may take, its retries included (--agent)', float) = 120.0,
               retries: Param('retries of a failed model or judge call within its time (--agent)', int) = 2,
-              judge_timeout: Param('seconds one judge call may take, its retries included', float) = 60.0):
+              judge_timeout: Param('seconds one judge call may take, its retries included', float) = 60.0,
+              prompt: Param(f"--agent: the VRAG texts, {' or '.join(PRESETS)} (the reference checkpoint's)",
+                            str) = 'vrag_nb'):
     """Retrieval metrics of dense, BM25 and hybrid search side by side; with --agent, answer accuracy of the agent
     baselines."""
     idx = load_index(index_dir)
@@ -253,6 +255,7 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
     if agent:
         if min(timeout, judge_timeout) <= 0 or retries < 0:
             die('--timeout and --judge_timeout must be > 0, --retries >= 0')
+        if prompt not in PRESETS: die(f"--prompt must be one of {', '.join(PRESETS)}, got {prompt!r}")
         return _eval_agent(idx, exs, out or 'eval_results', modes, base_url, model, api_key, judge_url, judge_model,
-                           workers, max_steps, json, timeout, retries, judge_timeout)
+                           workers, max_steps, json, timeout, retries, judge_timeout, prompt)
     _eval_retrieval(idx, exs, top_k, out, json)

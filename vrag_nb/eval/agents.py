@@ -74,12 +74,14 @@ def _file_name(uid: str) -> str:
 
 # %% ../../nbs/08a_eval.agents.ipynb #evag01
 def _cache_key(index, mode: str, policy_name: str, judge, max_steps: int, # as `evaluate_agent`'s; judge None: any
+               preset: str = 'vrag_nb', # the prompt preset (named in the key when not the default)
               ) -> str: # 12 hex digits
     """Names the settings a cached row was made under (baseline, policy, judge, step budget, index); others run again.
     Without a judge it names a trajectory's settings: a run judged again under another judge, or after a judge failure,
     is not played again."""
     return hashlib.sha1(json.dumps([mode, policy_name, judge.name if judge else None, max_steps,
-                                    index.meta.get('embedder'), index.meta.get('count')]).encode()).hexdigest()[:12]
+                                    index.meta.get('embedder'), index.meta.get('count')]
+                                   + ([preset] if preset != 'vrag_nb' else [])).encode()).hexdigest()[:12]
 
 # %% ../../nbs/08a_eval.agents.ipynb #evag03
 def _finished_run(path: Path, # a saved trajectory (`trajectories/<mode>/<uid>.json`)
@@ -111,6 +113,7 @@ def _wind_down(futs: dict, # future -> its example, every question of the baseli
 # %% ../../nbs/08a_eval.agents.ipynb #evag02
 def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not cached yet; the baseline
               policy, judge, keys: tuple, max_steps: int, # who answers (`_Stoppable`), who judges, budget
+              preset: str, # the prompt preset
               # the cache keys of a row and of a trajectory (`_cache_key` with the judge and without)
               out_dir: Path, workers: int, progress: bool, # as `evaluate_agent`'s
               done: dict, failed: list, # get each row, by uid, and each failure
@@ -125,7 +128,7 @@ def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not
         t0, path = time.time(), traj_dir/f"{_file_name(e['uid'])}.json"
         traj = _finished_run(path, run_key)  # played but not scored (the judge failed): judged again, not replayed
         if traj is None:
-            traj = {**run_question(index, e['query'], mode, policy, max_steps), 'run_key': run_key}
+            traj = {**run_question(index, e['query'], mode, policy, max_steps, preset), 'run_key': run_key}
             save_trajectory(traj, path)  # finished or not: what the model did, to read
         if not traj['finished']: raise _Unfinished(traj['error'])
         return {**score_row(traj, e, judge, pages), 'seconds': round(time.time() - t0, 3), 'key': key}
@@ -163,8 +166,10 @@ def evaluate_agent(index, # a `PageIndex`
                    max_steps: int = 10, # model calls per question
                    workers: int = 1, # questions in flight (use more for HTTP policies)
                    progress: bool = True, # tqdm bars
-                  # {'judge', 'policy', 'modes': {mode: {'all': summary, 'by_type': {...}}}, 'failed': [...],
-                  # 'interrupted'}
+                   # the VRAG texts: 'vrag_nb', or 'vrag-rl' for the reference's checkpoint (`agent.grammar.PRESETS`)
+                   preset: str = 'vrag_nb',
+                  # {'judge', 'policy', 'prompt', 'modes': {mode: {'all': summary, 'by_type': {query_type: summary},
+                  # 'by_source': {source_type: summary}}}, 'failed': [...], 'interrupted'}
                   ) -> dict:
     """Run the baselines over the examples, resumably; write each run's trajectory, results.json, results.csv and
     results.png to `out_dir`; on Ctrl-C, save what is done and raise `KeyboardInterrupt`."""
@@ -177,20 +182,22 @@ def evaluate_agent(index, # a `PageIndex`
     all_rows, failed, stop = {}, [], threading.Event()
     for mode in modes:
         if stop.is_set(): break
-        key = _cache_key(index, mode, policy_name, judge, max_steps)
-        run_key = _cache_key(index, mode, policy_name, None, max_steps)  # the trajectory's: judged again, not replayed
+        key = _cache_key(index, mode, policy_name, judge, max_steps, preset)
+        # the trajectory's: judged again, not replayed
+        run_key = _cache_key(index, mode, policy_name, None, max_steps, preset)
         done = _load_rows(out_dir/f'{mode}.jsonl', key)
         todo = [e for e in examples if e['uid'] not in done]
         if todo:
-            _run_mode(index, todo, mode, _Stoppable(policy_for(mode), stop), judge, (key, run_key), max_steps, out_dir,
-                      workers, progress, done, failed, stop)
+            _run_mode(index, todo, mode, _Stoppable(policy_for(mode), stop), judge, (key, run_key), max_steps, preset,
+                      out_dir, workers, progress, done, failed, stop)
         all_rows[mode] = [done[u] for u in uids if u in done]
-    res = {'judge': judge.name, 'policy': policy_name, 'max_steps': max_steps, 'n_examples': len(examples),
-           'failed': failed, 'interrupted': stop.is_set(), 'modes': {}}
+    res = {'judge': judge.name, 'policy': policy_name, 'prompt': preset, 'max_steps': max_steps,
+           'n_examples': len(examples), 'failed': failed, 'interrupted': stop.is_set(), 'modes': {}}
+    by = lambda rows, k: {t: summarize([r for r in rows if r.get(k, 'unknown') == t])
+                          for t in sorted({r.get(k, 'unknown') for r in rows})}  # VRAG-RL Table 1's columns
     for mode, rows in all_rows.items():
-        types = sorted({r['query_type'] for r in rows})
-        res['modes'][mode] = {'all': summarize(rows),
-                              'by_type': {t: summarize([r for r in rows if r['query_type'] == t]) for t in types}}
+        res['modes'][mode] = {'all': summarize(rows), 'by_type': by(rows, 'query_type'),
+                              'by_source': by(rows, 'source_type')}
     write_results(res, out_dir)
     if stop.is_set(): raise KeyboardInterrupt(f'evaluation interrupted: results so far in {out_dir}')
     return res
@@ -205,10 +212,11 @@ def write_results(res: dict, # from `evaluate_agent`
     from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
     out_dir = Path(out_dir)
     atomic_write(out_dir/'results.json', json.dumps(res, indent=1, ensure_ascii=False))
-    buf = io.StringIO(); w = csv.writer(buf); w.writerow(['mode', 'query_type', *COLUMNS])
+    buf = io.StringIO(); w = csv.writer(buf); w.writerow(['mode', 'query_type', 'source_type', *COLUMNS])
     for mode, r in res['modes'].items():
-        for t, s in [('all', r['all']), *r['by_type'].items()]:
-            w.writerow([mode, t, *[round(s.get(c, 0), 4) for c in COLUMNS]])
+        groups = [('all', 'all', r['all']), *[(t, 'all', s) for t, s in r['by_type'].items()],
+                  *[('all', t, s) for t, s in r.get('by_source', {}).items()]]
+        for q, src, s in groups: w.writerow([mode, q, src, *[round(s.get(c, 0), 4) for c in COLUMNS]])
     atomic_write(out_dir/'results.csv', buf.getvalue())
     types = ['all', *sorted({t for r in res['modes'].values() for t in r['by_type']})]
     fig = Figure(figsize=(1.8 + 1.6 * len(types), 3.4)); ax = fig.subplots()

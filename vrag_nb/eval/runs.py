@@ -42,13 +42,15 @@ def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
                  mode: str, # one of `MODES`
                  policy, # the policy for this mode
                  max_steps: int = 10, # model calls (VRAG: 10, VimRAG: 20 in the reference; one budget here)
+                 # the VRAG texts (`agent.grammar.PRESETS`: 'vrag_nb', 'vrag-rl'); VimRAG keeps its tool schema
+                 preset: str = 'vrag_nb',
                 ) -> dict: # the trajectory, with 'mode' and 'policy_calls'
     """Answer one question with one baseline; a run that fails comes back unfinished (`finished` false, the reason in
     `error`) instead of raising."""
     from vrag_nb.agent.loop import VRAGAgent, policy_failed, stopped_by
     if mode not in MODES: raise ValueError(f'unknown mode {mode!r}: use one of {", ".join(MODES)}')
     if mode == 'vanilla':
-        ep = VRAGAgent(index, policy, max_steps=2, allow_crop=False).start(question)
+        ep = VRAGAgent(index, policy, max_steps=2, allow_crop=False, preset=preset).start(question)
         try:
             ep.act(f'<search>{question}</search>')  # the harness retrieves the top-1 page; the model only answers
             try: reply = policy(ep.next_messages())
@@ -59,7 +61,7 @@ def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
     if mode == 'vimrag':
         from vrag_nb.vimrag.agent import VimRAGAgent
         agent = VimRAGAgent(index, policy, max_steps=max_steps)
-    else: agent = VRAGAgent(index, policy, max_steps=max_steps, allow_crop=mode == 'crop')
+    else: agent = VRAGAgent(index, policy, max_steps=max_steps, allow_crop=mode == 'crop', preset=preset)
     try:
         for _ in agent.run(question): pass
     except Exception: pass  # the agent kept the partial trajectory, unfinished, with the reason
@@ -97,6 +99,7 @@ def score_row(traj: dict, # from `run_question`
         uid=example['uid'],
         mode=traj['mode'],
         query_type=example['meta_info'].get('query_type', 'unknown'),
+        source_type=example['meta_info'].get('source_type', 'unknown'),
         question=example['query'],
         reference=ref,
         answer=ans,
