@@ -15,6 +15,7 @@ from .grpo import token_mean
 from .rollout import TokenRollout, play_group, collate, sequence_logprobs
 from .codec import ChatCodec
 from .update import grpo_update, prepare_policy, stack_adapter
+from .sft import read_sft, sft_rollout
 
 # %% auto #0
 __all__ = ['sft_step', 'TrainConfig', 'train_policy']
@@ -106,12 +107,13 @@ def _cold_start(model, codec: ChatCodec, agent: VRAGAgent, examples: list[dict],
                 turn_tokens: int, response_length: int, seed: int, judge, preset: str, # as `train_policy`'s
                 right_only: bool, # keep only the demonstrations whose answer the judge accepts (rejection sampling)
                 emit, # called with each step's record (phase 'sft')
+                conversations: list | None = None, # SFT rows (`rl.sft.sft_rollout`) to train on instead of playing
                ):
     """Supervised steps on demonstrations played through the same encoding as the rollouts (VRAG-RL starts from SFT);
     raises `ValueError` when `right_only` leaves none."""
-    played = play_group(model, codec, agent, examples, 1, turn_tokens, response_length, judge=judge, preset=preset,
-                        policy=demo_policy)
-    right = [d for d in played if d.parts['r_ans'] > 0]
+    played = conversations if conversations is not None else play_group(
+        model, codec, agent, examples, 1, turn_tokens, response_length, judge=judge, preset=preset, policy=demo_policy)
+    right = [d for d in played if d.parts.get('r_ans', 0) > 0]  # SFT rows are not judged: none counts as right
     demos = right if right_only else played
     emit({'phase': 'sft_data', 'step': 0, 'demonstrations': len(played), 'right': len(right), 'kept': len(demos)})
     if not demos: raise ValueError(f'none of the {len(played)} demonstrations answers right: nothing to start from')
@@ -154,6 +156,10 @@ class TrainConfig:
     sft_lr: float = 1e-4 # cold start: AdamW lr
     sft_batch: int = 4 # cold start: demonstrations per step
     sft_right_only: bool = False # cold start only on demonstrations the judge accepts (VRAG-RL's rejection sampling)
+    # cold start on these SFT conversations (LLaMA-Factory's format, e.g. VRAG-RL's; `rl.sft.read_sft`, image paths
+    # relative to the file) instead of demonstrations played
+    sft_data: str | None = None
+    prompt: str = 'vrag_nb' # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag-rl': the reference's)
     max_turns: int = 4 # turns per rollout (VRAG-RL: 4)
     turn_tokens: int = 256 # tokens per reply
     response_length: int = 2048 # replies and text observations per rollout, tokens (image pads not counted)
@@ -173,6 +179,8 @@ class TrainConfig:
         if self.algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {self.algo!r}")
         if self.temperature <= 0:
             raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {self.temperature}')
+        if self.sft_data and self.sft_right_only:
+            raise ValueError('sft_right_only judges played demonstrations: SFT conversations (sft_data) have no answer')
 
 # %% ../../nbs/07h_rl.trainer.ipynb #70671ec8
 def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, reference.pt (once), checkpoint.pt, adapter/
@@ -204,7 +212,7 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
     pages = {(p.doc, p.page): p for p in index.pages}
     codec = ChatCodec(tokenizer, image_processor, pages=pages, obs_chars=c.obs_chars)
     agent = VRAGAgent(index, None, max_steps=c.max_turns, min_pixels=c.min_pixels, max_pixels=c.max_pixels,
-                      allow_crop=c.allow_crop)
+                      allow_crop=c.allow_crop, preset=c.prompt)
     mpath, ckpt, cpath, history, start = out/'metrics.jsonl', out/'checkpoint.pt', out/'config.json', [], 0
     def emit(rec):
         history.append(rec)
@@ -219,8 +227,9 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         mpath.unlink(missing_ok=True)
         if c.sft_steps:
             demo = demo_policy or OfflinePolicy(index.pages, index.embedder, answerer=None, crop=c.allow_crop)
+            sft = [sft_rollout(codec, m, f'sft-{i}') for i, m in enumerate(read_sft(c.sft_data))] if c.sft_data else None
             _cold_start(model, codec, agent, examples, demo, c.sft_steps, c.sft_lr, c.sft_batch, c.turn_tokens,
-                        c.response_length, c.seed, judge, c.preset, c.sft_right_only, emit)
+                        c.response_length, c.seed, judge, c.preset, c.sft_right_only, emit, sft)
         model, ref = _reference(out, model, c.lora, c.kl_coef, cold_started=bool(c.sft_steps))
         opt = torch.optim.AdamW(_params(model), lr=c.lr)
         if evaluate: emit({'phase': 'eval', 'stage': 'cold_start', 'step': 0, **evaluate(model, 'cold_start')})
