@@ -19,14 +19,20 @@ __all__ = ['to_openai_messages', 'PolicyError', 'tool_calls_text', 'OpenAIPolicy
 def to_openai_messages(
                        # agent messages (04a_agent.loop): text parts and `{"type": "image", "view"}` parts
                        messages: list[dict],
-                      ) -> list[dict]: # OpenAI chat messages, images as `image_url` data URLs
-    "Convert agent messages to the OpenAI chat format, rendering each view to a JPEG data URL."
-    out = []
+                       # a text-only policy's reading of a view (`View` -> str, e.g. `rl.codec.view_text` with the
+                       # page's words); None: each view goes as a JPEG
+                       views_as=None,
+                       system: str | None = None, # a system turn put first; None: none (the server's default, if any)
+                      ) -> list[dict]: # OpenAI chat messages, images as `image_url` data URLs (or text)
+    "Convert agent messages to the OpenAI chat format, rendering each view to a JPEG data URL (or to text)."
+    out = [{'role': 'system', 'content': system}] if system else []
     for m in messages:
         if isinstance(m['content'], str): out.append({'role': m['role'], 'content': m['content']}); continue
         parts = []
         for c in m['content']:
-            if c['type'] == 'image':
+            if c['type'] == 'image' and views_as is not None:
+                parts.append({'type': 'text', 'text': views_as(View.from_dict(c['view']))})
+            elif c['type'] == 'image':
                 parts.append(
                     {'type': 'image_url', 'image_url': {'url': to_data_url(View.from_dict(c['view']).render())}})
             else: parts.append({'type': 'text', 'text': c['text']})
@@ -86,10 +92,14 @@ class OpenAIPolicy:
                  max_retries: int = 2,
                  # thinking mode via `chat_template_kwargs.enable_thinking` (vLLM, SGLang); None: not sent
                  thinking: bool | None = None,
+                 # a text-only model: each view sent as this text (`View` -> str, e.g. `rl.codec.view_text`); None: JPEG
+                 views_as=None,
+                 system: str | None = None, # a system turn sent first (e.g. the one a policy was trained under)
                  **extra, # passed through to `chat.completions.create` (e.g. extra_body, stop, seed)
                 ):
         self.client = openai_client(base_url, api_key)
         self.model, self.max_tokens, self.timeout, self.max_retries = model, max_tokens, timeout, max_retries
+        self.views_as, self.system = views_as, system
         self.kwargs = dict(temperature=temperature, max_tokens=max_tokens)
         if top_p is not None: self.kwargs['top_p'] = top_p
         if thinking is not None:
@@ -104,7 +114,7 @@ def __call__(self: OpenAIPolicy, messages: list[dict], # agent messages (04a_age
             ) -> Reply:
     """Send the conversation and return the reply text (reasoning sent apart put back inside `<think>`, structured tool
     calls as `<tool_call>` text) with the endpoint's `finish_reason`; raises `PolicyError`."""
-    msgs = to_openai_messages(messages)
+    msgs = to_openai_messages(messages, self.views_as, self.system)
     create = lambda: self.client.chat.completions.create(model=self.model, messages=msgs, **self.kwargs)
     with _plain_errors(self): r = call_with_deadline(create, self.timeout, self.max_retries)
     if not getattr(r, 'choices', None):
@@ -120,7 +130,7 @@ def stream(self: OpenAIPolicy, messages: list[dict], # agent messages (04a_agent
     """Stream the reply as think/content deltas as they arrive (structured tool calls, sent in pieces, come whole at the
     end); the generator's return value is the whole reply (a `Reply`); closing it closes the connection."""
     splitter, reasoning, content, finish, calls, seen = ThinkSplitter(), [], [], None, {}, 0
-    msgs = to_openai_messages(messages)
+    msgs = to_openai_messages(messages, self.views_as, self.system)
     create = lambda: self.client.chat.completions.create(model=self.model, messages=msgs, stream=True, **self.kwargs)
     with _plain_errors(self), call_with_deadline(create, self.timeout, self.max_retries) as s:
         for chunk in s:

@@ -227,7 +227,7 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         mpath.unlink(missing_ok=True)
         if c.sft_steps:
             demo = demo_policy or OfflinePolicy(index.pages, index.embedder, answerer=None, crop=c.allow_crop)
-            sft = [sft_rollout(codec, m, f'sft-{i}') for i, m in enumerate(read_sft(c.sft_data))] if c.sft_data else None
+            sft = [sft_rollout(codec, m, f'sft{i}') for i, m in enumerate(read_sft(c.sft_data))] if c.sft_data else None
             _cold_start(model, codec, agent, examples, demo, c.sft_steps, c.sft_lr, c.sft_batch, c.turn_tokens,
                         c.response_length, c.seed, judge, c.preset, c.sft_right_only, emit, sft)
         model, ref = _reference(out, model, c.lora, c.kl_coef, cold_started=bool(c.sft_steps))
