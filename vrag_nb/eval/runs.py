@@ -24,13 +24,16 @@ def make_policy(index, # a `PageIndex` (its pages and embedder feed the offline 
                 max_retries: int = 2, # the endpoint: retries of a failed call within that deadline
                 # offline answerer: 'auto' (SmolLM2 when installed), a callable, or None (best sentence)
                 answerer='auto',
+                views_as=None, # the endpoint, a text-only model: each view sent as this text (`OpenAIPolicy`)
+                system: str | None = None, # the endpoint: a system turn sent first
                ):
     "The OpenAI-compatible policy when `base_url` is given, else the offline baseline for `mode`."
     from vrag_nb.agent.policies import OpenAIPolicy
     from vrag_nb.agent.offline import OfflinePolicy
     if base_url:
         return OpenAIPolicy(base_url, model or 'vrag', api_key=api_key or 'EMPTY', thinking=thinking,
-                            max_tokens=max_tokens, timeout=timeout, max_retries=max_retries)
+                            max_tokens=max_tokens, timeout=timeout, max_retries=max_retries, views_as=views_as,
+                            system=system)
     if mode == 'vimrag':
         from vrag_nb.vimrag.offline import OfflineVimRAGPolicy
         return OfflineVimRAGPolicy(index.pages, index.embedder, answerer)
