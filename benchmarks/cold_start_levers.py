@@ -21,7 +21,7 @@ from vrag_nb.retrieval.corpus import build_corpus
 from vrag_nb.retrieval.index import PageIndex
 from vrag_nb.eval.retrieval import load_qa
 from vrag_nb.eval.rewards import ANLSJudge, contains_reference
-from vrag_nb.agent.offline import OfflinePolicy
+from vrag_nb.agent.offline import OfflinePolicy, SmolLM2Answerer
 from vrag_nb.agent.loop import VRAGAgent
 from vrag_nb.rl.codec import ChatCodec
 from vrag_nb.rl.rollout import play_group
@@ -47,10 +47,14 @@ def demonstrations(idx, qa, tok, demo, judge) -> dict:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--variants', nargs='*', default=['baseline', 'concise', 'concise_right'], help='none: part 1 only')
+    ap.add_argument('--answerer', choices=('none', 'smollm2'), default='none',
+                    help="the demonstrator's answers: its best sentence, or SmolLM2's own answer from the crop's text")
+    ap.add_argument('--obs_chars', type=int, default=GAME['obs_chars'], help="characters of a view the policy reads")
     ap.add_argument('--out', default='benchmarks/results/cold_start_levers.json')
     ap.add_argument('--work', default=str(Path.home() / '.cache' / 'vrag_nb' / 'learn_text'), help='indexes, runs')
     a = ap.parse_args()
     work, t0 = Path(a.work), time.time()
+    GAME['obs_chars'] = a.obs_chars
     work.mkdir(parents=True, exist_ok=True)
     log = lambda *x: print(f'[{time.time() - t0:7.1f} s]', *x, flush=True)
     def index_for(name, pdfs):
@@ -63,8 +67,9 @@ def main():
     train_qa, held_qa = load_qa('data/qa.json'), load_qa('data/qa_rdocs.json')
     judge = ANLSJudge(contains=True)
     model, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
-    base = OfflinePolicy(train_idx.pages, train_idx.embedder, answerer=None, crop=True)
-    held_base = OfflinePolicy(held_idx.pages, held_idx.embedder, answerer=None, crop=True)
+    answerer = SmolLM2Answerer() if a.answerer == 'smollm2' else None
+    base = OfflinePolicy(train_idx.pages, train_idx.embedder, answerer=answerer, crop=True)
+    held_base = OfflinePolicy(held_idx.pages, held_idx.embedder, answerer=answerer, crop=True)
     res = {'demonstrations': {
         'train': demonstrations(train_idx, train_qa, tok, base, judge),
         'train, concise': demonstrations(train_idx, train_qa, tok, concise(base), judge),
@@ -73,8 +78,10 @@ def main():
 
     def save():
         "Write what is measured so far (after part 1 and after each cold start)."
-        res.update(command='.venv/bin/python benchmarks/cold_start_levers.py --variants ' + ' '.join(a.variants),
-                   settings=dict(GAME, sft_steps=24, sft_batch=8, sft_lr=1e-4, trainable_layers=6, judge=judge.name),
+        res.update(command='.venv/bin/python benchmarks/cold_start_levers.py --variants ' + ' '.join(a.variants)
+                   + f' --answerer {a.answerer} --obs_chars {a.obs_chars} --out {a.out}',
+                   settings=dict(GAME, sft_steps=24, sft_batch=8, sft_lr=1e-4, trainable_layers=6, judge=judge.name,
+                                     answerer=a.answerer),
                    seconds=round(time.time() - t0))
         Path(a.out).write_text(json.dumps(res, indent=1))
     save()
