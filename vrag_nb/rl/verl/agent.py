@@ -61,7 +61,9 @@ class VRAGAgentLoop(AgentLoopBase):
                  preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
                  ggpo: bool = False, # zero the response mask on the turns GGPO prunes
                  allow_crop: bool = True, # False: no crop action (text-only policies cannot point at pixels)
-                 prompt: str | None = None, # first user turn with `{question}`; None: the VRAG prompt (04a_agent.loop)
+                 # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag-rl': the reference checkpoint's)
+                 prompt_preset: str = 'vrag_nb',
+                 prompt: str | None = None, # first user turn with `{question}`; None: the preset's
                  turn_tokens: int | None = None, # most tokens per model turn; None: whatever the response budget leaves
                  tools=None, # verl's tool list (unused: the loop brings its own)
                  **kwargs): # verl's AgentLoopBase arguments
@@ -69,7 +71,7 @@ class VRAGAgentLoop(AgentLoopBase):
         from omegaconf import OmegaConf, DictConfig
         cfg = dict(index=str(index) if index else None, search_url=search_url, observation=observation,
                    obs_chars=obs_chars, max_turns=max_turns, pad=pad, min_pixels=min_pixels, max_pixels=max_pixels,
-                   allow_crop=allow_crop, prompt=prompt)
+                   allow_crop=allow_crop, prompt=prompt, prompt_preset=prompt_preset)
         self.turn_tokens = turn_tokens
         self.search_tool, self.crop_tool = _tools(json.dumps(cfg, sort_keys=True))
         self.judge = OmegaConf.to_container(judge) if isinstance(judge, DictConfig) else judge

@@ -109,15 +109,18 @@ def launch_script(path: str | Path, # the .sh to write
 def to_verl_parquet(examples: list[dict], # unified-format examples (`eval.load_qa`)
                     path: str | Path, # the .parquet to write
                     data_source: str = 'vragnb', # verl's reward_fn_key value
+                    # the first user turn's texts (`agent.grammar.PRESETS`; 'vrag-rl': the reference checkpoint's)
+                    prompt_preset: str = 'vrag_nb',
                    ) -> Path:
     """Write QA examples as verl RLHF parquet rows: prompt messages, reward_model.ground_truth {answer, gold_pages},
     extra_info."""
     import pandas as pd
-    from vrag_nb.agent.grammar import PROMPT
+    from vrag_nb.agent.grammar import get_prompts
+    first = get_prompts(prompt_preset).first
     from vrag_nb.eval.retrieval import gold_pages
     rows = [
         dict(
-            data_source=data_source, prompt=[{'role': 'user', 'content': PROMPT.format(question=e['query'])}],
+            data_source=data_source, prompt=[{'role': 'user', 'content': first.format(question=e['query'])}],
             ability='vrag', reward_model={
                 'style': 'rule', 'ground_truth': {'answer': e['reference_answer'], 'gold_pages': sorted(gold_pages(e))}
             }, extra_info={'uid': e['uid'], 'question': e['query'], 'index': i}) for i, e in enumerate(examples)

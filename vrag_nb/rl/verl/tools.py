@@ -13,7 +13,7 @@ from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 from fastcore.basics import patch
 from ...core import MIN_PIXELS, MAX_PIXELS, atomic_write
 from ...agent.loop import Episode, VRAGAgent
-from ...agent.grammar import Action, PROMPT, parse_bbox
+from ...agent.grammar import Action, parse_bbox
 from ...agent.views import View
 
 # %% auto #0
@@ -49,7 +49,7 @@ class VRAGTool(BaseTool):
     kind = ''
     def __init__(
                  # index | search_url, max_turns, pad, min_pixels, max_pixels, observation ('image'|'text'), obs_chars,
-                 # prompt, allow_crop
+                 # prompt_preset ('vrag_nb' | 'vrag-rl': `agent.grammar.PRESETS`), prompt, allow_crop
                  self, config: dict,
                  tool_schema: OpenAIFunctionToolSchema | None = None, # None: the class's own schema
                 ):
@@ -67,7 +67,8 @@ class VRAGTool(BaseTool):
             pad=int(c.get('pad', 56)),
             min_pixels=int(c.get('min_pixels', MIN_PIXELS)),
             max_pixels=int(c.get('max_pixels', MAX_PIXELS)),
-            prompt=c.get('prompt') or PROMPT,
+            preset=c.get('prompt_preset', 'vrag_nb'),
+            prompt=c.get('prompt') or None,
             allow_crop=bool(c.get('allow_crop', True)),
         )
         self.episodes: dict[str, Episode] = {}
