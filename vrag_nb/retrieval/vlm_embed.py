@@ -11,7 +11,7 @@ from ..core import Page
 from .embed import l2_normalize
 
 # %% auto #0
-__all__ = ['VISION', 'last_token_pool', 'VLMEmbedder', 'tiny_qwen25vl', 'tiny_qwen3vl']
+__all__ = ['VISION', 'QWEN25VL_TEMPLATE', 'QWEN3VL_TEMPLATE', 'last_token_pool', 'VLMEmbedder', 'tiny_qwen25vl', 'tiny_qwen3vl']
 
 # %% ../../nbs/02c_retrieval.vlm_embed.ipynb #d53eecad
 VISION = ['<|vision_start|>', '<|vision_end|>', '<|image_pad|>', '<|video_pad|>']
@@ -125,6 +125,35 @@ def _tiny_tokenizer():
     tok.add_special_tokens({'additional_special_tokens': VISION})
     return tok, {t: tok.convert_tokens_to_ids(t) for t in VISION}
 
+# %% ../../nbs/02c_retrieval.vlm_embed.ipynb #tpl01
+# a conversation as Qwen2.5-VL's template renders it (Jinja of our own): a default system turn, images inline
+QWEN25VL_TEMPLATE = r"""
+{%- set image = '<|vision_start|><|image_pad|><|vision_end|>' %}
+{%- set video = '<|vision_start|><|video_pad|><|vision_end|>' %}
+{%- for m in messages %}
+  {%- if loop.first and m.role != 'system' %}
+    {{- '<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n' }}
+  {%- endif %}
+  {{- '<|im_start|>' + m.role + '\n' }}
+  {%- if m.content is string %}{{- m.content }}
+  {%- else %}
+    {%- for c in m.content %}
+      {%- if c.type == 'image' or 'image' in c or 'image_url' in c %}{{- image }}
+      {%- elif c.type == 'video' or 'video' in c %}{{- video }}
+      {%- elif 'text' in c %}{{- c.text }}
+      {%- endif %}
+    {%- endfor %}
+  {%- endif %}
+  {{- '<|im_end|>\n' }}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}
+"""
+# Qwen3-VL's: the same turns, and no default system turn
+QWEN3VL_TEMPLATE = QWEN25VL_TEMPLATE.replace("""
+  {%- if loop.first and m.role != 'system' %}
+    {{- '<|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n' }}
+  {%- endif %}""", '')
+
 # %% ../../nbs/02c_retrieval.vlm_embed.ipynb #1ef59d03
 def _text_cfg(tok, **kw):
     return dict(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
@@ -134,11 +163,12 @@ def _text_cfg(tok, **kw):
 # %% ../../nbs/02c_retrieval.vlm_embed.ipynb #9c01ee67
 def tiny_qwen25vl(seed: int = 0, # weight initialisation seed
                  ): # (model, tokenizer, image_processor)
-    """A randomly initialised ~6M-parameter Qwen2.5-VL (the GVE family) with tokenizer and PIL image processor, for CPU
-    tests only."""
+    """A randomly initialised ~6M-parameter Qwen2.5-VL (the GVE family) with tokenizer (its family's chat template)
+    and PIL image processor, for CPU tests only."""
     import torch
     from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2VLImageProcessorPil
     tok, ids = _tiny_tokenizer()
+    tok.chat_template = QWEN25VL_TEMPLATE
     cfg = Qwen2_5_VLConfig(
         text_config=_text_cfg(tok, rope_scaling={'type': 'mrope', 'mrope_section': [2, 3, 3]}),
         vision_config=dict(depth=2, hidden_size=32, num_heads=2, intermediate_size=64, out_hidden_size=64,
@@ -153,10 +183,11 @@ def tiny_qwen25vl(seed: int = 0, # weight initialisation seed
 # %% ../../nbs/02c_retrieval.vlm_embed.ipynb #3eb0121d
 def tiny_qwen3vl(seed: int = 0, # weight initialisation seed
                 ): # (model, tokenizer, image_processor)
-    "A randomly initialised Qwen3-VL (the Qwen3-VL-Embedding family; 16-px patches, deepstack) for CPU tests only."
+    "A randomly initialised Qwen3-VL (Qwen3-VL-Embedding's family and template; 16-px patches) for CPU tests."
     import torch
     from transformers import Qwen3VLConfig, Qwen3VLForConditionalGeneration, Qwen2VLImageProcessorPil
     tok, ids = _tiny_tokenizer()
+    tok.chat_template = QWEN3VL_TEMPLATE
     cfg = Qwen3VLConfig(
         text_config=_text_cfg(
             tok, head_dim=16,

@@ -8,7 +8,7 @@ from fastcore.basics import patch
 from ..agent.views import View, block_in_region
 
 # %% auto #0
-__all__ = ['VISION_TOKENS', 'view_text', 'ChatCodec']
+__all__ = ['VISION_TOKENS', 'view_text', 'ChatCodec', 'template_system']
 
 # %% ../../nbs/07f_rl.codec.ipynb #3c6ee779
 def view_text(view: View, # the image the model would see
@@ -115,3 +115,11 @@ def system_ids(self: ChatCodec) -> list[int]:
 def assistant_header(self: ChatCodec) -> list[int]:
     "The token ids that open the model's turn."
     return self.text('<|im_start|>assistant\n')
+
+# %% ../../nbs/07f_rl.codec.ipynb #tsy01
+def template_system(tokenizer, # a tokenizer with a chat template (`tokenizer.chat_template`)
+                   ) -> str | None: # the text of the system turn it adds; None when it adds none
+    "The system turn a tokenizer's chat template puts before a conversation that has none (for `ChatCodec(system=)`)."
+    text = tokenizer.apply_chat_template([{'role': 'user', 'content': 'x'}], tokenize=False)
+    head = '<|im_start|>system\n'
+    return text[len(head):text.index('<|im_end|>')] if text.startswith(head) else None
