@@ -10,7 +10,7 @@ import numpy as np
 from ..core import MIN_PIXELS, MAX_PIXELS
 from ..agent.loop import VRAGAgent
 from .rollout import TokenRollout, play_group
-from .codec import ChatCodec
+from .codec import ChatCodec, template_system
 
 # %% auto #0
 __all__ = ['policy_summary', 'evaluate_policy', 'concise', 'save_policy', 'plot_policy_metrics']
@@ -42,13 +42,16 @@ def evaluate_policy(
                     # the answer judge (None: `rewards.ANLSJudge()`) and reward preset
                     judge=None, preset: str = 'vrag_rl',
                     batch: int = 16, # questions played together (one batched `generate` per turn)
+                    # as in training: the system turn ('template': the tokenizer's own) and the prompt preset
+                    system: str | None = 'You are a helpful assistant.', prompt: str = 'vrag_nb',
                    # (`policy_summary` of the rollouts, the rollouts in question order)
                    ) -> tuple[dict, list[TokenRollout]]:
     "Play every question once, greedily, on `index`, and score it (reference.md §5, §6: validation is greedy)."
-    codec = ChatCodec(tokenizer, image_processor, pages={(p.doc, p.page): p for p in index.pages}, obs_chars=obs_chars)
-    agent = VRAGAgent(
-        index, None, max_steps=max_turns, min_pixels=min_pixels, max_pixels=max_pixels, allow_crop=allow_crop
-    )
+    system = template_system(tokenizer) if system == 'template' else system
+    codec = ChatCodec(tokenizer, image_processor, system=system, pages={(p.doc, p.page): p for p in index.pages},
+                      obs_chars=obs_chars)
+    agent = VRAGAgent(index, None, max_steps=max_turns, min_pixels=min_pixels, max_pixels=max_pixels,
+                      allow_crop=allow_crop, preset=prompt)
     rows = []
     for i in range(0, len(examples), batch):
         rows += play_group(

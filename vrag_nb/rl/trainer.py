@@ -13,7 +13,7 @@ from ..core import MIN_PIXELS, MAX_PIXELS, atomic_write, read_jsonl
 from ..agent.loop import VRAGAgent
 from .grpo import token_mean
 from .rollout import TokenRollout, play_group, collate, sequence_logprobs
-from .codec import ChatCodec
+from .codec import ChatCodec, template_system
 from .update import grpo_update, prepare_policy, stack_adapter
 from .sft import read_sft, sft_rollout
 
@@ -160,6 +160,7 @@ class TrainConfig:
     # relative to the file) instead of demonstrations played
     sft_data: str | None = None
     prompt: str = 'vrag_nb' # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag-rl': the reference's)
+    system: str | None = 'You are a helpful assistant.' # system turn (Qwen2.5-VL's); 'template': the tokenizer's own
     max_turns: int = 4 # turns per rollout (VRAG-RL: 4)
     turn_tokens: int = 256 # tokens per reply
     response_length: int = 2048 # replies and text observations per rollout, tokens (image pads not counted)
@@ -210,7 +211,8 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
     torch.manual_seed(c.seed)
     model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers)
     pages = {(p.doc, p.page): p for p in index.pages}
-    codec = ChatCodec(tokenizer, image_processor, pages=pages, obs_chars=c.obs_chars)
+    system = template_system(tokenizer) if c.system == 'template' else c.system  # Qwen3-VL's template: none
+    codec = ChatCodec(tokenizer, image_processor, system=system, pages=pages, obs_chars=c.obs_chars)
     agent = VRAGAgent(index, None, max_steps=c.max_turns, min_pixels=c.min_pixels, max_pixels=c.max_pixels,
                       allow_crop=c.allow_crop, preset=c.prompt)
     mpath, ckpt, cpath, history, start = out/'metrics.jsonl', out/'checkpoint.pt', out/'config.json', [], 0
@@ -251,12 +253,10 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
             'phase': 'grpo', 'step': step, **_summary(rows), **m, **work, 'seconds_rollout': round(t1 - t0, 3),
             'generated_tokens': tokens, 'tokens_per_second': round(tokens / max(t1 - t0, 1e-9), 1),
             'trainable_params': sum(p.numel() for p in params), 'seconds': round(time.perf_counter() - t0, 3),
-            'peak_gib': round(torch.cuda.max_memory_allocated() /
-                              2**30, 2) if next(model.parameters()).is_cuda else None
+            'peak_gib': round(torch.cuda.max_memory_allocated() / 2**30, 2) if params[0].is_cuda else None
         })
         if step % c.ckpt_every and step != c.steps: continue
         _save(dict(step=step, trainable=_trainable(model), opt=opt.state_dict(), config=asdict(c)), ckpt)
-    if evaluate and start < c.steps:
-        emit({'phase': 'eval', 'stage': 'final', 'step': c.steps, **evaluate(model, 'final')})
+    if evaluate and start < c.steps: emit(dict(phase='eval', stage='final', step=c.steps, **evaluate(model, 'final')))
     if c.lora: model.save_pretrained(out/'adapter')
     return history
