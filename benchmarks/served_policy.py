@@ -10,7 +10,7 @@ through `vrag_eval --agent --modes crop`, with the settings the policy was train
 offline stand-in judge); then sets the two side by side, question by question. Writes --out (JSON) and keeps
 vrag_eval's folder beside it.
 """
-import argparse, json, os, socket, subprocess, sys, time
+import argparse, json, os, subprocess, sys, time
 from pathlib import Path
 import httpx
 
@@ -18,12 +18,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--policy', default=str(Path.home()/'.cache'/'vrag_nb'/'learn_text'/'policy_grpo'))
     ap.add_argument('--index', default=str(Path.home()/'.cache'/'vrag_nb'/'learn_text'/'index_heldout'))
-    ap.add_argument('--summary', default='benchmarks/results/learn_text/summary.json', help="learn_text.py's results")
+    ap.add_argument('--summary', default='benchmarks/results/learn_text/summary.json',
+                    help="learn_text.py's results: its settings, and its own evaluation of the policy (if there)")
+    ap.add_argument('--settings', help='the game the policy learned (JSON), when --summary is not there yet',
+                    default='{"max_turns": 3, "turn_tokens": 48, "response_length": 768, "obs_chars": 600}')
     ap.add_argument('--out', default='benchmarks/results/served_policy.json')
+    ap.add_argument('--port', type=int, default=8766, help="vrag_serve_llm's port")
     ap.add_argument('--limit', type=int, default=None, help='only the first N questions (a check of the path)')
     a = ap.parse_args()
-    s = json.loads(Path(a.summary).read_text())
-    st = s['settings']
+    s = json.loads(Path(a.summary).read_text()) if Path(a.summary).exists() else {}
+    st = s.get('settings') or json.loads(a.settings)
     from vrag_nb.retrieval.index import PageIndex
     from vrag_nb.eval.retrieval import load_qa
     from vrag_nb.eval.rewards import ANLSJudge
@@ -37,7 +41,7 @@ def main():
     right_in = sorted(r.group for r in rows_in if r.parts['r_ans'] > 0)
     seconds_in = round(time.time() - t0)
     bin_ = Path(sys.executable).parent
-    with socket.socket() as sk: sk.bind(('127.0.0.1', 0)); port = sk.getsockname()[1]
+    port = a.port  # fixed: vrag_eval names the endpoint in its cache key, so a run started again reuses what was done
     server = subprocess.Popen([str(bin_/'vrag_serve_llm'), '--model', a.policy, '--name', 'policy', '--port', str(port),
                                '--max_tokens', str(st['turn_tokens'])],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -66,7 +70,7 @@ def main():
                     accuracy_of_48=round(sum(r['correct'] for r in rows) / n, 4), mean_steps=crop.get('mean_steps'),
                     invalid_rate=crop.get('invalid_rate'), finish_rate=crop.get('finish_rate')),
         in_process=dict(summ, right=len(right_in), seconds=seconds_in),
-        in_process_at_training=s['by_seed']['0']['grpo']['after']['heldout'],
+        in_process_at_training=s['by_seed']['0']['grpo']['after']['heldout'] if s else None,
         right_in_process=right_in, right_served=right_out,
         right_both=sorted(set(right_in) & set(right_out)),
         command=' '.join(['.venv/bin/python', 'benchmarks/served_policy.py']),
