@@ -4,49 +4,69 @@
 
 # %% ../../nbs/02a_retrieval.sparse.ipynb #2e2c55e5
 from __future__ import annotations
+import json, re
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['BM25Pages', 'rrf_fuse', 'minmax_fuse']
+__all__ = ['split_identifiers', 'BM25Pages', 'rrf_fuse', 'minmax_fuse']
+
+# %% ../../nbs/02a_retrieval.sparse.ipynb #sp02
+_CAMEL = re.compile(r'(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])')  # fooBar, HTTPServer -> HTTP Server
+
+def split_identifiers(text: str, # any text
+                     ) -> str: # the text with each compound identifier followed by its parts
+    "Follow each snake_case or camelCase word by its parts: `glp_open_tee` -> `glp_open_tee glp open tee`."
+    def parts(m):
+        w = m.group(0)
+        ps = [p for p in _CAMEL.sub('_', w).split('_') if p]
+        return w if len(ps) < 2 else w + ' ' + ' '.join(ps)
+    return re.sub(r'\w+', parts, text)
 
 # %% ../../nbs/02a_retrieval.sparse.ipynb #e7b945c8
 class BM25Pages:
-    "BM25 over page texts with bm25s (English stopwords, default k1=1.5, b=0.75)."
+    """BM25 over page texts with bm25s (English stopwords, default k1=1.5, b=0.75), optionally with compound identifiers
+    also split into their parts (`split_identifiers`) in pages and queries alike."""
     def __init__(self, retriever, # a fitted `bm25s.BM25`
                  n: int, # number of pages it indexes
+                 identifiers: bool = False, # texts and queries went through `split_identifiers`
                 ):
-        self.retriever, self.n = retriever, n
+        self.retriever, self.n, self.identifiers = retriever, n, identifiers
 
 # %% ../../nbs/02a_retrieval.sparse.ipynb #955e91d5
 @patch(cls_method=True)
 def build(cls: BM25Pages, texts: list[str], # one text per page, in index order
+          identifiers: bool = False, # also index each compound identifier's parts (`split_identifiers`)
          ) -> BM25Pages:
     "Index page texts; an empty text is indexed as an empty document."
     import bm25s
     r = bm25s.BM25()
-    r.index(bm25s.tokenize([t or '' for t in texts], stopwords='en', show_progress=False), show_progress=False)
-    return cls(r, len(texts))
+    texts = [split_identifiers(t or '') if identifiers else (t or '') for t in texts]
+    r.index(bm25s.tokenize(texts, stopwords='en', show_progress=False), show_progress=False)
+    return cls(r, len(texts), identifiers)
 
 # %% ../../nbs/02a_retrieval.sparse.ipynb #065d8ab2
 @patch
 def save(self: BM25Pages, path: str | Path, # a directory (created by bm25s)
         ):
-    "Write the index with bm25s's own format (a few .npy and .json files)."
+    "Write the index with bm25s's own format (a few .npy and .json files) and our tokenizer setting (`tokens.json`)."
     self.retriever.save(str(path))
+    (Path(path)/'tokens.json').write_text(json.dumps({'identifiers': self.identifiers}))
 
 # %% ../../nbs/02a_retrieval.sparse.ipynb #34454537
 @patch(cls_method=True)
 def load(cls: BM25Pages, path: str | Path, # dir written by `save`
          n: int, # number of pages (checked against the saved index)
         ) -> BM25Pages:
-    "Load a saved BM25 index; raises `ValueError` when it does not hold `n` pages."
+    """Load a saved BM25 index (one saved before `tokens.json` existed: identifiers not split); raises `ValueError` when
+    it does not hold `n` pages."""
     import bm25s
     r = bm25s.BM25.load(str(path))
     got = int(r.scores['num_docs'])
     if got != n: raise ValueError(f'BM25 index in {path} holds {got} pages, expected {n}')
-    return cls(r, n)
+    tokens = Path(path)/'tokens.json'
+    return cls(r, n, json.loads(tokens.read_text()).get('identifiers', False) if tokens.exists() else False)
 
 # %% ../../nbs/02a_retrieval.sparse.ipynb #fb83d975
 @patch
@@ -56,7 +76,8 @@ def search(self: BM25Pages, queries: list[str], # query strings
     "Top-k pages per query by BM25 score; a page that shares no term with the query scores 0."
     import bm25s
     k = min(top_k, self.n)
-    toks = bm25s.tokenize(list(queries), stopwords='en', return_ids=False, show_progress=False)
+    qs = [split_identifiers(q) for q in queries] if self.identifiers else list(queries)
+    toks = bm25s.tokenize(qs, stopwords='en', return_ids=False, show_progress=False)
     ids, scores = self.retriever.retrieve(toks, k=k, show_progress=False, n_threads=1)
     return np.asarray(ids), np.asarray(scores, np.float32)
 
