@@ -1,0 +1,175 @@
+"""Retrieval on documents it was never tuned on: each variant side by side on every question set.
+
+    .venv/bin/python benchmarks/retrieval_unseen.py --out benchmarks/results/retrieval_unseen.json
+
+Four sets, each over its own PDFs (data/README.md): two that settings are chosen on -- `tune` (data/qa.json, the
+406-page sample corpus) and `dev` (data/qa_dev.json, 345 pages of six other manuals) -- and two that nothing is chosen
+on -- `rdocs` (data/qa_rdocs.json, 93 pages) and `unseen` (data/qa_unseen.json, 335 pages of five documents of two other
+projects). Each variant changes one thing against today's default (hybrid: MiniLM passages + BM25, min-max fusion,
+dense weight 0.5, depth 50) and is reported with recall@1, recall@5 and MRR@10 on every set, and its median query
+latency (one query per call, 2 cores, after a warm-up). The rule that picks a variant is fixed here, before any run:
+the best mean recall@1 over `tune` and `dev` (ties: mean recall@5, then MRR@10); `rdocs` and `unseen` are reported,
+never used to pick. The static tier's default is reported too (its index shares the rendered pages).
+"""
+import argparse, copy, json, statistics, time
+from pathlib import Path
+import numpy as np
+
+SETS = {'tune': ('data/qa.json', 'data/pdfs'), 'dev': ('data/qa_dev.json', 'data/pdfs_dev'),
+        'rdocs': ('data/qa_rdocs.json', 'data/pdfs_rdocs'), 'unseen': ('data/qa_unseen.json', 'data/pdfs_unseen')}
+CHOOSE_ON = ('tune', 'dev')
+KEYS = ('recall@1', 'recall@5', 'mrr@10')
+
+
+def index_for(work: Path, name: str, pdfs: str, embedder: str = 'minilm'):
+    "The PageIndex over a folder of PDFs, built once under the work dir (pages rendered once, shared by the tiers)."
+    from vrag_nb.retrieval.corpus import build_corpus
+    from vrag_nb.retrieval.index import PageIndex
+    corpus, d = work/f'corpus-{name}', work/f'{name}-{embedder}'
+    if not (corpus/'pages.jsonl').exists(): build_corpus(sorted(Path(pdfs).glob('*.pdf')), corpus, progress=False)
+    if not (d/'meta.json').exists():
+        link_pages(corpus, d); PageIndex.build(d, embedder=embedder, progress=False)
+    return PageIndex.load(d)
+
+
+def link_pages(corpus: Path, d: Path):
+    "A fresh index dir holding a rendered corpus's pages (links, not copies)."
+    import shutil
+    shutil.rmtree(d, ignore_errors=True); d.mkdir(parents=True)
+    for f in ('pages.jsonl', 'pages'): (d/f).symlink_to((corpus/f).resolve(), target_is_directory=(f == 'pages'))
+
+
+class StemmedBM25:
+    "BM25 with English Snowball stemming (PyStemmer) through bm25s: what `BM25Pages` would be with a stemmer."
+    def __init__(self, texts):
+        import bm25s, Stemmer
+        self.stemmer, self.n = Stemmer.Stemmer('english'), len(texts)
+        self.r = bm25s.BM25()
+        self.r.index(bm25s.tokenize(texts, stopwords='en', stemmer=self.stemmer, show_progress=False),
+                     show_progress=False)
+
+    def search(self, queries, top_k):
+        import bm25s
+        toks = bm25s.tokenize(list(queries), stopwords='en', stemmer=self.stemmer, return_ids=False,
+                              show_progress=False)
+        ids, sc = self.r.retrieve(toks, k=min(top_k, self.n), show_progress=False, n_threads=1)
+        return np.asarray(ids), np.asarray(sc, np.float32)
+
+
+def with_bm25(index, bm25):
+    "The same index searched with another sparse retriever."
+    v = copy.copy(index); v.bm25 = bm25
+    return v
+
+
+class PassageHybrid:
+    """Three runs fused by min-max: the dense passages, BM25 over pages, and BM25 over 120-word passages (a page scores
+    its best passage)."""
+    def __init__(self, index, identifiers=False, words=120, stride=60, weights=(0.4, 0.3, 0.3)):
+        from vrag_nb.retrieval.sparse import BM25Pages
+        self.index, self.weights = index, weights
+        self.pages = BM25Pages.build([p.text for p in index.pages], identifiers=identifiers)
+        owner, texts = [], []
+        for i, p in enumerate(index.pages):
+            w = p.text.split()
+            starts = list(range(0, max(len(w) - words, 0) + 1, stride))
+            if starts[-1] + words < len(w): starts.append(len(w) - words)
+            for s in starts: owner.append(i); texts.append(' '.join(w[s:s + words]))
+        self.owner, self.passages = owner, BM25Pages.build(texts, identifiers=identifiers)
+
+    def search(self, queries, top_k, method=None):
+        from vrag_nb.retrieval.index import Hit
+        from vrag_nb.retrieval.sparse import minmax_fuse
+        qs = [queries] if isinstance(queries, str) else list(queries)
+        dense = self.index.dense_search(self.index.embedder.embed_queries(qs), 50)
+        pi, ps = self.pages.search(qs, 50)
+        qi, qsc = self.passages.search(qs, 200)
+        out = []
+        for k in range(len(qs)):
+            best = {}
+            for j, s in zip(qi[k], qsc[k]):
+                if s > 0: best.setdefault(self.owner[int(j)], float(s))
+            page = {int(i): float(s) for i, s in zip(pi[k], ps[k]) if s > 0}
+            fused = minmax_fuse([dict(dense[k]), page, dict(list(best.items())[:50])], list(self.weights))
+            ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:top_k]
+            out.append([Hit(self.index.pages[p], s, r) for r, (p, s) in enumerate(ranked)])
+        return out[0] if isinstance(queries, str) else out
+
+
+class Fused:
+    "An index searched with other fusion settings."
+    def __init__(self, index, **fusion): self.index, self.fusion = index, fusion
+    def search(self, queries, top_k, method=None):
+        return self.index.search(queries, top_k, method=method, **self.fusion)
+
+
+def variants(idx):
+    "name -> (searchable, method): each changes one thing against the default hybrid."
+    from vrag_nb.retrieval.sparse import BM25Pages
+    texts = [p.text for p in idx.pages]
+    ident = with_bm25(idx, BM25Pages.build(texts, identifiers=True))
+    out = {'dense': (idx, 'dense'), 'bm25': (idx, 'bm25'), 'hybrid (default)': (idx, 'hybrid'),
+           'bm25 +identifiers': (ident, 'bm25'), 'hybrid +identifiers': (ident, 'hybrid')}
+    try:
+        stem = with_bm25(idx, StemmedBM25(texts))
+        out.update({'bm25 +stemming': (stem, 'bm25'), 'hybrid +stemming': (stem, 'hybrid')})
+    except ImportError: pass  # PyStemmer not installed: no stemming variants
+    out['hybrid +passage BM25'] = (PassageHybrid(idx), 'hybrid')
+    out['hybrid +passage BM25 +identifiers'] = (PassageHybrid(idx, identifiers=True), 'hybrid')
+    for w in (0.3, 0.4, 0.6):
+        out[f'hybrid dense weight {w}'] = (Fused(idx, dense_weight=w), 'hybrid')
+        out[f'hybrid +identifiers, dense weight {w}'] = (Fused(ident, dense_weight=w), 'hybrid')
+    out['hybrid RRF k=60'] = (Fused(idx, kind='rrf', k=60), 'hybrid')
+    return out
+
+
+def latency_ms(searchable, method, queries, reps=3):
+    "Median milliseconds of one search call with one query (after one warm-up call)."
+    searchable.search(queries[:1], 5, method=method)
+    ts = []
+    for _ in range(reps):
+        for q in queries:
+            t = time.perf_counter(); searchable.search([q], 5, method=method); ts.append(time.perf_counter() - t)
+    return round(1000 * statistics.median(ts), 2)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--work', default='runs/retrieval_unseen', help='indexes, built once')
+    ap.add_argument('--out', help='JSON results')
+    a = ap.parse_args()
+    import torch
+    torch.set_num_threads(2)
+    from vrag_nb.eval.retrieval import load_qa, evaluate_retrieval
+    from vrag_nb.retrieval.sparse import BM25Pages
+    work = Path(a.work); work.mkdir(parents=True, exist_ok=True)
+    rows, sizes = {}, {}
+    for s, (qfile, pdfs) in SETS.items():
+        idx, qa = index_for(work, s, pdfs), load_qa(qfile)
+        sizes[s] = dict(pages=len(idx.pages), questions=len(qa))
+        vs = variants(idx)
+        static = index_for(work, s, pdfs, 'static')
+        vs['hybrid (static tier)'] = (static, 'hybrid')
+        vs['hybrid +identifiers (static tier)'] = (with_bm25(static, BM25Pages.build([p.text for p in static.pages],
+                                                                                   identifiers=True)), 'hybrid')
+        for name, (searchable, method) in vs.items():
+            r = evaluate_retrieval(searchable, qa, method=method)
+            rows.setdefault(name, {})[s] = {k: round(r[k], 3) for k in KEYS}
+            if s == 'unseen':
+                rows[name]['latency_ms'] = latency_ms(searchable, method, [e['query'] for e in qa][:20])
+        print(f'{s}: {sizes[s]}', flush=True)
+    hybrids = [n for n in rows if n.startswith('hybrid') and 'static' not in n]
+    key = lambda n: tuple(np.mean([rows[n][s][k] for s in CHOOSE_ON]) for k in KEYS)
+    chosen = max(hybrids, key=key)
+    w = max(len(n) for n in rows)
+    print(f"\n{'variant':{w}s}  " + '  '.join(f'{s + " r@1 r@5 mrr":>22s}' for s in SETS) + '  latency ms')
+    for n, r in rows.items():
+        print(f'{n:{w}s}  ' + '  '.join(f"{' '.join(f'{r[s][k]:.3f}' for k in KEYS):>22s}" for s in SETS)
+              + f"  {r['latency_ms']:>10}" + ('  <- chosen' if n == chosen else ''))
+    res = dict(sets={s: dict(file=SETS[s][0], pdf_dir=SETS[s][1], **sizes[s]) for s in SETS}, chosen_on=CHOOSE_ON,
+               rule='best mean recall@1 over the tuning sets (ties: recall@5, MRR@10)', chosen=chosen, variants=rows,
+               command='.venv/bin/python benchmarks/retrieval_unseen.py')
+    if a.out: Path(a.out).write_text(json.dumps(res, indent=1))
+
+
+if __name__ == '__main__': main()
