@@ -14,6 +14,21 @@ import argparse, json, os, subprocess, sys, time
 from pathlib import Path
 import httpx
 
+def cold_start_policy(run: str, dest: Path) -> Path:
+    "SmolLM2 with a train_policy run's reference weights (its cold start; full fine-tuning of the top layers), saved."
+    import torch
+    from vrag_nb.models import smollm2_dir
+    from vrag_nb.rl.update import load_policy
+    from vrag_nb.rl.learn import save_policy
+    ref = torch.load(Path(run)/'reference.pt', map_location='cpu', weights_only=False)
+    if ref['stacked']: raise SystemExit(f'{run}: a LoRA cold start (stacked adapter): not handled here')
+    model, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
+    missing = set(ref['weights']) - set(model.state_dict())
+    if missing: raise SystemExit(f'{run}/reference.pt names weights SmolLM2 lacks: {sorted(missing)[:3]}')
+    model.load_state_dict(ref['weights'], strict=False)
+    return save_policy(model, tok, dest)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--policy', default=str(Path.home()/'.cache'/'vrag_nb'/'learn_text'/'policy_grpo'))
@@ -25,7 +40,11 @@ def main():
     ap.add_argument('--out', default='benchmarks/results/served_policy.json')
     ap.add_argument('--port', type=int, default=8766, help="vrag_serve_llm's port")
     ap.add_argument('--limit', type=int, default=None, help='only the first N questions (a check of the path)')
+    ap.add_argument('--cold_start', help="instead of --policy: a learn_text.py cold-start run dir (e.g. WORK/"
+                    "cold_start_seed0); its reference.pt (the policy after the cold start) is saved as a plain "
+                    "transformers dir (beside --index) and played both ways")
     a = ap.parse_args()
+    if a.cold_start: a.policy = str(cold_start_policy(a.cold_start, Path(a.index).parent/'policy_cold_start'))
     s = json.loads(Path(a.summary).read_text()) if Path(a.summary).exists() else {}
     st = s.get('settings') or json.loads(a.settings)
     from vrag_nb.retrieval.index import PageIndex
@@ -65,15 +84,22 @@ def main():
     crop = res['modes']['crop']['all']
     rows = [json.loads(l) for l in (folder/'crop.jsonl').read_text().splitlines()]
     n, right_out = len(qa), sorted(r['uid'] for r in rows if r['correct'])
+    # the two plays of each question, reply for reply
+    replies = lambda msgs: [m['content'] for m in msgs if m['role'] == 'assistant']
+    served_replies = {e['uid']: replies(json.loads((folder/'trajectories'/'crop'/f"{e['uid']}.json").read_text())[
+        'messages']) for e in qa if (folder/'trajectories'/'crop'/f"{e['uid']}.json").exists()}
+    same = [r.group for r in rows_in if served_replies.get(r.group) == replies(r.trajectory['messages'])]
     out = dict(
         served=dict(right=sum(r['correct'] for r in rows), scored=len(rows), failed=len(res['failed']),
                     accuracy_of_48=round(sum(r['correct'] for r in rows) / n, 4), mean_steps=crop.get('mean_steps'),
                     invalid_rate=crop.get('invalid_rate'), finish_rate=crop.get('finish_rate')),
         in_process=dict(summ, right=len(right_in), seconds=seconds_in),
-        in_process_at_training=s['by_seed']['0']['grpo']['after']['heldout'] if s else None,
+        in_process_at_training=s['by_seed']['0']['grpo']['after']['heldout'] if s and not a.cold_start else None,
         right_in_process=right_in, right_served=right_out,
         right_both=sorted(set(right_in) & set(right_out)),
-        command=' '.join(['.venv/bin/python', 'benchmarks/served_policy.py']),
+        same_replies=len(same), different_replies=sorted({r.group for r in rows_in} - set(same)),
+        command=' '.join(['.venv/bin/python', 'benchmarks/served_policy.py', *sys.argv[1:]]).replace(str(Path.home()),
+                                                                                                   '~'),
         vrag_eval=' '.join(c if c != str(bin_/'vrag_eval') else 'vrag_eval' for c in cmd).replace(str(port), 'PORT'),
         seconds_served=round(time.time() - t1),
     )
