@@ -1,4 +1,4 @@
-"""GRPO vs GGPO on the toy search-crop-answer game (07a_rl.toy, 07b_rl.ggpo): several seeds, same settings.
+"""GRPO vs GGPO on the toy search-crop-answer game (61_rl.toy, 63_rl.ggpo): several seeds, same settings.
 
 Usage:
     .venv/bin/python benchmarks/ggpo_vs_grpo.py --seeds 0 1 2 3 4 --steps 150 --out benchmarks/results/ggpo_vs_grpo.json

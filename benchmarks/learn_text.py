@@ -1,4 +1,4 @@
-"""A real model learns the VRAG game in process, shown on questions it never trained on (07i_rl.learn).
+"""A real model learns the VRAG game in process, shown on questions it never trained on (69_rl.learn).
 
     .venv/bin/python benchmarks/learn_text.py --seeds 0 1 --steps 16 --eval_every 8    # about 1.5 h a seed, 2 cores
     .venv/bin/python benchmarks/learn_text.py --smoke         # the same path on tiny settings (a few minutes)

@@ -1,4 +1,5 @@
-"""Does the offline baseline crop what the question asks about? Blocks against lines, on data/qa.json (04b, 08a).
+"""Does the offline baseline crop what the question asks about? Blocks against lines, on data/qa.json
+(34_agent.offline, 54_eval.agents).
 
     .venv/bin/python benchmarks/offline_crops.py        # a few minutes on 2 CPU cores
 

@@ -1,4 +1,4 @@
-"""GRPO steps of a vision-language policy playing the VRAG game on the bundled corpus, timed (07h_rl.trainer).
+"""GRPO steps of a vision-language policy playing the VRAG game on the bundled corpus, timed (68_rl.trainer).
 
     # one GPU; that architecture with random weights, no download
     .venv/bin/python benchmarks/vlm_grpo.py --arch qwen2.5-vl-3b --steps 3

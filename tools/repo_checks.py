@@ -116,18 +116,18 @@ def module_problems() -> list[str]:
 # GitHub
 # sees them without running anything. A picture is an image output, or a Markdown image of a file in the repository.
 PICTURES = {
-    '01_retrieval.corpus': 3,
-    '02d_retrieval.colqwen': 1,
-    '04a_agent.loop': 1,
-    '04c_agent.widgets': 3,
-    '05a_vimrag.agent': 1,
-    '05b_vimrag.views': 2,
-    '06_eval.rewards': 1,
-    '07a_rl.toy_train': 1,
-    '07b_rl.ggpo': 1,
-    '07i_rl.learn': 1,
-    '08_eval.retrieval': 1,
-    '08a_eval.agents': 1,
+    '10_retrieval.corpus': 3,
+    '17_retrieval.colqwen': 1,
+    '33_agent.loop': 1,
+    '36_agent.widgets': 3,
+    '42_vimrag.agent': 1,
+    '44_vimrag.views': 2,
+    '50_eval.rewards': 1,
+    '62_rl.toy_train': 1,
+    '63_rl.ggpo': 1,
+    '69_rl.learn': 1,
+    '52_eval.retrieval': 1,
+    '54_eval.agents': 1,
     'index': 3,
 }
 NBS_BUDGET = 4_000_000  # bytes: everything under nbs/ (notebooks with their outputs, images, notes)

@@ -59,12 +59,12 @@ base = subprocess.Popen(
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
 # The longest first (over 60 s each on two cores), so that the two workers finish together instead of one running a long
 # notebook alone at the end; the rest in file order. A name not found is ignored, a notebook not named runs in its turn.
-LONGEST = ['09a_cli.agent', '03_retrieval.index', '03b_retrieval.documents', '04c_agent.widgets',
-           '07h_rl.trainer', '04b_agent.policies', '08a_eval.agents', '09_cli.index']
+LONGEST = ['81_cli.agent', '18_retrieval.index', '21_retrieval.documents', '36_agent.widgets',
+           '68_rl.trainer', '35_agent.policies', '54_eval.agents', '80_cli.index']
 nbs.sort(key=lambda p: LONGEST.index(p.stem) if p.stem in LONGEST else len(LONGEST))
 # Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or
 # their
-# thread pools fight over the cores (07g_rl.rollout + 07h_rl.trainer side by side: 132 s with the default threads, 59 s
+# thread pools fight over the cores (66_rl.rollout + 68_rl.trainer side by side: 132 s with the default threads, 59 s
 # with one).
 env = {**os.environ, 'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '1')}
 def run(nb):

@@ -1,6 +1,6 @@
 """Browser test for the widgets: JupyterLab (headless, 127.0.0.1) + Debian's chromium driven by Playwright.
 
-Copies nbs/04c_agent.widgets.ipynb to a scratch dir, opens it in JupyterLab, runs all cells, then on the crop widget
+Copies nbs/36_agent.widgets.ipynb to a scratch dir, opens it in JupyterLab, runs all cells, then on the crop widget
 drags the box to a new place and presses "Zoom into the crop". Prints one JSON line with what the page showed at each
 stage; saves screenshots under --artifacts: the crop widget after the drag and after the zoom, the playground and the
 trajectory viewer as their cells left them, and the whole JupyterLab window. With --images DIR it also writes small
@@ -55,7 +55,7 @@ def main():
     art = Path(a.artifacts); art.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix='vrag_nb_browser_'))
     (work / 'nbs').mkdir()
-    shutil.copy(REPO / 'nbs' / '04c_agent.widgets.ipynb', work / 'nbs')
+    shutil.copy(REPO / 'nbs' / '36_agent.widgets.ipynb', work / 'nbs')
     os.symlink(REPO / 'data', work / 'data')
     port, token = free_port(), 'vrag-nb-test'
     # the notebook's own browser-test cell skips itself; Jupyter's config, data, runtime and workspace state are
@@ -101,7 +101,7 @@ def main():
                 ],
             )
             page = browser.new_page(viewport={'width': 1400, 'height': 1600})
-            page.goto(f'http://127.0.0.1:{port}/lab/tree/nbs/04c_agent.widgets.ipynb?token={token}')
+            page.goto(f'http://127.0.0.1:{port}/lab/tree/nbs/36_agent.widgets.ipynb?token={token}')
             page.wait_for_selector('.jp-NotebookPanel .jp-Cell', timeout=60_000)
             page.wait_for_selector('.jp-Toolbar-kernelName:has-text("Python 3")', timeout=60_000)  # the kernel is up
             started = (
@@ -117,7 +117,7 @@ def main():
                 page.screenshot(path=str(art/'failure.png'))
                 page.keyboard.press('Control+s'); time.sleep(2)
                 nb = httpx.get(
-                    f'http://127.0.0.1:{port}/api/contents/nbs/04c_agent.widgets.ipynb', params={'token': token}
+                    f'http://127.0.0.1:{port}/api/contents/nbs/36_agent.widgets.ipynb', params={'token': token}
                 ).json()['content']
                 errs = [o for c in nb['cells'] for o in c.get('outputs', []) if o.get('output_type') == 'error']
                 prompts = page.evaluate(
