@@ -2,9 +2,9 @@
 
 - `nbs/images/crop_example.jpg`: the offline baseline's VRAG run on "How far away is M4?": the page its search
   returned with the box it cropped drawn on it (red), and the crop as zoomed for the model, scaled to 640 pixels wide;
-- `nbs/images/memory_graph.png`: the memory graph of a scripted VimRAG run on the same question (two searches, a third
-  built on both that finds nothing new, then the answer under the search that kept the table), drawn by
-  `vimrag.views.draw_graph`.
+- `nbs/images/memory_graph.png`: the memory graph of the scripted VimRAG run in `data/vimrag_m4.json` on the same
+  question (a search that keeps the table, one that finds no page about M4, a third built on both that finds nothing
+  new, then the answer under the search that kept the table), drawn by `vimrag.views.draw_graph`.
 
 `make notebooks` runs it (`python tools/readme_images.py`); the files are committed so that the README shows them on
 GitHub and PyPI. `nbs/images/dataflow.svg` is drawn by hand and not generated. A second run writes the same bytes.
@@ -14,11 +14,8 @@ from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
 images = root/'nbs'/'images'
-QUESTION = 'How far away is M4, in kiloparsecs, according to the Messier objects table?'
-
-def call(name: str, **arguments) -> str:
-    "A VimRAG tool call as a model writes it."
-    return f'<tool_call>{json.dumps({"name": name, "arguments": arguments})}</tool_call>'
+M4 = json.loads((root/'data'/'vimrag_m4.json').read_text())
+QUESTION = M4['question']
 
 def main():
     "Build a one-document index, run both agents, write the two pictures."
@@ -48,17 +45,8 @@ def main():
     pair.paste(page, (0, 0)); pair.paste(zoom, (page.width + 24, (520 - zoom.height) // 2))
     pair.save(images/'crop_example.jpg', quality=80)
 
-    memo = lambda summary, useful, priority: call('summarize_and_memorize', summarize=summary, memorize=[
-        {'information_id': 'Picture 1', 'is_useful': useful, 'priority_score': priority}])
-    replies = iter([
-        call('add_search_node', id='Messier table', parent_ids=['root'], query='Messier objects distance table'),
-        memo('Table 1 lists Messier objects with their distances.', True, 5),
-        call('add_search_node', id='M4 type', parent_ids=['root'], query='M4 globular cluster'),
-        memo('M4 is a globular cluster.', True, 3),
-        # a page is never shown twice: this search finds no other page with the distance
-        call('add_search_node', id='M4 distance', parent_ids=['Messier table', 'M4 type'], query='M4 row distance kpc'),
-        memo('No other page gives the distance of M4.', False, 1),
-        call('add_answer_node', parent_ids=['Messier table'], answer='2.2 kpc')])
+    # the canonical scripted run (data/vimrag_m4.json), shared with 42_vimrag.agent and 44_vimrag.views
+    replies = iter(f'<tool_call>{json.dumps(c)}</tool_call>' for c in M4['calls'])
     vim = VimRAGAgent(index, lambda messages: next(replies))
     list(vim.run(QUESTION))
     fig = draw_graph(vim.graph)
