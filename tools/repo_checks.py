@@ -122,6 +122,7 @@ PICTURES = {
     '30_agent.views': 1,
     '33_agent.loop': 1,
     '36_agent.widgets': 3,
+    '40_vimrag.graph': 1,
     '42_vimrag.agent': 1,
     '44_vimrag.views': 2,
     '50_eval.rewards': 1,

@@ -52,8 +52,10 @@ def text_tree(graph: MemoryGraph, # the memory graph
 def draw_graph(graph: MemoryGraph, # the memory graph
                ax=None, # a matplotlib Axes; None: a new figure
                label_width: int = 16, # node labels are wrapped at this many characters, three lines at most
+               legend: bool = True, # a key to the node colours, above the drawing
               ):
-    "Draw the graph top-down with matplotlib (root at the top), each node a box around its label; returns the figure."
+    """Draw the graph top-down with matplotlib (root at the top), each node a box around its label, a search's label
+    followed by the pages it kept; returns the figure."""
     import matplotlib.pyplot as plt
     depth = layers(graph)
     g = graph.g.copy(); nx.set_node_attributes(g, depth, 'layer')
@@ -67,13 +69,19 @@ def draw_graph(graph: MemoryGraph, # the memory graph
     def label(n):
         d = g.nodes[n]; t = {'root': 'question', 'answer': d['answer'], 'search': n}[d['type']]
         lines = textwrap.wrap(t, label_width) or ['']
-        return '\n'.join(lines[:3]) + ('…' if len(lines) > 3 else '')
+        kept = [Path(i.path).stem if i.path else i.information_id for i in d['memory'] if i.is_useful]
+        return '\n'.join(lines[:3]) + ('…' if len(lines) > 3 else '') + ''.join(f'\n▸ {k}' for k in kept)
     # the label's own box is the node, so that a long label never runs out of it
     box = {'root': 'circle,pad=0.4', 'search': 'square,pad=0.5', 'answer': 'round4,pad=0.5'}
     for kind, st in STYLE.items():
         ns = [n for n in g if g.nodes[n]['type'] == kind]
         nx.draw_networkx_labels(g, pos, {n: label(n) for n in ns}, font_size=8, ax=ax,
                                 bbox=dict(boxstyle=box[kind], fc=st['color'], ec='none', alpha=0.9))
+    if legend:
+        from matplotlib.patches import Patch
+        ax.legend(handles=[Patch(color=st['color'], label=k) for k, st in
+                           zip(('question', 'search (▸ the pages it kept)', 'answer'), STYLE.values())],
+                  loc='lower left', bbox_to_anchor=(0, 1), ncols=3, fontsize=8, frameon=False)
     ax.set_axis_off(); ax.margins(0.15)
     return ax.figure
 
