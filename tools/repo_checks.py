@@ -126,6 +126,7 @@ PICTURES = {
     '42_vimrag.agent': 1,
     '44_vimrag.views': 2,
     '50_eval.rewards': 1,
+    '60_rl.grpo': 2,
     '62_rl.toy_train': 1,
     '63_rl.ggpo': 1,
     '69_rl.learn': 1,
