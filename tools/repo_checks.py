@@ -119,6 +119,7 @@ PICTURES = {
     '01_tour': 5,
     '10_retrieval.corpus': 3,
     '17_retrieval.colqwen': 1,
+    '18_retrieval.index': 1,
     '30_agent.views': 1,
     '33_agent.loop': 1,
     '36_agent.widgets': 3,
