@@ -966,5 +966,6 @@ d = { 'settings': { 'branch': 'main',
                                       'vrag_nb.vimrag.views._video_thumb': ('vimrag.views.html#_video_thumb', 'vrag_nb/vimrag/views.py'),
                                       'vrag_nb.vimrag.views.draw_graph': ('vimrag.views.html#draw_graph', 'vrag_nb/vimrag/views.py'),
                                       'vrag_nb.vimrag.views.graph_html': ('vimrag.views.html#graph_html', 'vrag_nb/vimrag/views.py'),
+                                      'vrag_nb.vimrag.views.kept': ('vimrag.views.html#kept', 'vrag_nb/vimrag/views.py'),
                                       'vrag_nb.vimrag.views.layers': ('vimrag.views.html#layers', 'vrag_nb/vimrag/views.py'),
                                       'vrag_nb.vimrag.views.text_tree': ('vimrag.views.html#text_tree', 'vrag_nb/vimrag/views.py')}}}

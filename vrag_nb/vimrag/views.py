@@ -12,12 +12,17 @@ from ..core import to_data_url, atomic_write
 from .graph import MemoryGraph
 
 # %% auto #0
-__all__ = ['STYLE', 'layers', 'text_tree', 'draw_graph', 'graph_html', 'LiveGraph']
+__all__ = ['STYLE', 'kept', 'layers', 'text_tree', 'draw_graph', 'graph_html', 'LiveGraph']
 
 # %% ../../nbs/44_vimrag.views.ipynb #d5750407
 STYLE = {'root': dict(color='#4c72b0', shape='ellipse', mpl='o'),
          'search': dict(color='#dd8452', shape='box', mpl='s'),
          'answer': dict(color='#55a868', shape='diamond', mpl='D')}
+
+def kept(node: dict, # a node's data (`graph.g.nodes[id]`)
+        ) -> list[str]: # page ids `<doc>_<page>` (an item's file stem), or information ids for text
+    "What a node kept as useful, as the views label it: a page's id, or a text item's information id."
+    return [Path(i.path).stem if i.path else i.information_id for i in node['memory'] if i.is_useful]
 
 def layers(graph: MemoryGraph, # the memory graph
           ) -> dict[str, int]: # node id -> layer (root 0)
@@ -69,8 +74,7 @@ def draw_graph(graph: MemoryGraph, # the memory graph
     def label(n):
         d = g.nodes[n]; t = {'root': 'question', 'answer': d['answer'], 'search': n}[d['type']]
         lines = textwrap.wrap(t, label_width) or ['']
-        kept = [Path(i.path).stem if i.path else i.information_id for i in d['memory'] if i.is_useful]
-        return '\n'.join(lines[:3]) + ('…' if len(lines) > 3 else '') + ''.join(f'\n▸ {k}' for k in kept)
+        return '\n'.join(lines[:3]) + ('…' if len(lines) > 3 else '') + ''.join(f'\n▸ {k}' for k in kept(d))
     # the label's own box is the node, so that a long label never runs out of it
     box = {'root': 'circle,pad=0.4', 'search': 'square,pad=0.5', 'answer': 'round4,pad=0.5'}
     for kind, st in STYLE.items():
@@ -142,25 +146,31 @@ def _offline(page):
 # %% ../../nbs/44_vimrag.views.ipynb #7cff9e4a
 def graph_html(graph: MemoryGraph, # the memory graph
                path: str | Path | None = None, # where to write the page; None: only return it
-               height: str = '640px', # CSS height of the drawing
+               height: str = '560px', # CSS height of the drawing
               ) -> str: # the HTML page
     """An interactive, offline HTML view of the graph (pyvis, hierarchical top-down, tooltips with summaries and
-    thumbnails)."""
+    thumbnails, a key to the node colours above it)."""
     from pyvis.network import Network
     net = Network(height=height, width='100%', directed=True, cdn_resources='in_line')
     depth = layers(graph)
     for n in graph.order:
         d = graph.g.nodes[n]; st = STYLE[d['type']]
-        label = {'root': 'question', 'answer': f"answer: {d['answer']}", 'search': n}[d['type']]
-        net.add_node(n, label=label[:40], title=_tooltip(graph, n), color=st['color'], shape=st['shape'],
-                     level=depth[n], font={'color': 'white' if d['type'] == 'root' else '#222'})
+        label = {'root': 'question', 'answer': f"answer: {d['answer']}", 'search': n}[d['type']][:40]
+        net.add_node(n, label=label + ''.join(f'\n▸ {k}' for k in kept(d)), title=_tooltip(graph, n),
+                     color=st['color'], shape=st['shape'], level=depth[n],
+                     font={'color': 'white' if d['type'] == 'root' else '#222', 'size': 20})
     for u, v in graph.g.edges: net.add_edge(u, v)
     net.set_options(
         '{"layout": {"hierarchical": {"enabled": true, "direction": "UD", "sortMethod": "directed", '
-        '"levelSeparation": 110}},'
+        '"levelSeparation": 140, "nodeSpacing": 560}},'
         ' "physics": {"enabled": false}, "interaction": {"hover": true}}'
     )
-    page = _offline(net.generate_html())
+    key = ''.join(f'<span style="margin-right:18px"><span style="color:{st["color"]}">{mark}</span> {name}</span>'
+                  for (mark, name), st in zip((('●', 'question'), ('■', 'search (▸ the pages it kept)'),
+                                              ('◆', 'answer')), STYLE.values()))
+    page = _offline(net.generate_html()).replace(
+        '<body>', '<body>\n<style>div.popup {max-width: 300px}</style>\n'
+                  f'<div id="key" style="font: 15px sans-serif; margin: 6px 10px">{key}</div>', 1)
     if path: atomic_write(path, page)
     return page
 
