@@ -12,8 +12,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 JS_STATE = """() => {
-  const code = document.querySelector('code.vrag-bbox');
-  const out = (code || document.querySelector('svg.svelte-n5k047')).closest('.jp-OutputArea-output');
+  const out = document.querySelector('svg.svelte-n5k047').closest('.jp-OutputArea-output');  // the first crop widget
+  const code = out.querySelector('code.vrag-bbox');
   const imgs = out.querySelectorAll('img');
   return {bbox: code ? code.textContent : null, canvas_src: imgs[0].src.slice(-64), preview_src: imgs[1].src,
           message: out.querySelector('.widget-html-content i') ?

@@ -40,18 +40,23 @@ class CropWidget(W.VBox):
         self.pad, self.views = pad, []
         # neither pane shrinks under the other: the row wraps instead
         self.canvas = BBoxWidget(classes=['region'], hide_buttons=True, layout=W.Layout(flex='0 0 auto'))
+        self.canvas.add_class('vrag-crop-canvas')  # one class of boxes: its selector is hidden (the style below)
         self.action = W.HTML(layout=W.Layout(min_width='260px'))
         # height 'auto': a crop keeps its aspect ratio whatever the row's height
         self.preview = W.Image(format='jpeg', layout=W.Layout(width=f'{preview_width}px', height='auto'))
-        self.zoom_button = W.Button(description='Zoom into the crop', icon='search-plus', disabled=True)
-        self.back_button = W.Button(description='Back', icon='arrow-left', disabled=True)
+        # width 'auto': the whole label shows
+        self.zoom_button = W.Button(description='Zoom into the crop', icon='search-plus', disabled=True,
+                                    layout=W.Layout(width='auto'))
+        self.back_button = W.Button(description='Back', icon='arrow-left', disabled=True, layout=W.Layout(width='auto'))
         self.zoom_button.on_click(lambda _: self.show(self.crop))
         self.back_button.on_click(lambda _: self.back())
         self.canvas.observe(self._update, names='bboxes')
         side = W.VBox([W.HTML('<b>the model emits</b>'), self.action, W.HTML('<b>and then sees</b>'), self.preview,
                        W.HBox([self.zoom_button, self.back_button])])
         side.layout = W.Layout(flex='0 0 auto', margin='0 0 0 16px')
-        super().__init__([W.HBox([self.canvas, side], layout=W.Layout(flex_flow='row wrap', align_items='flex-start'))])
+        style = W.HTML('<style>.vrag-crop-canvas .classes {display: none}</style>')
+        super().__init__([style, W.HBox([self.canvas, side],
+                                        layout=W.Layout(flex_flow='row wrap', align_items='flex-start'))])
         if view is not None: self.show(view)
 
 # %% ../../nbs/36_agent.widgets.ipynb #be9273e3
