@@ -37,7 +37,7 @@ def citation_problems() -> list[str]:
     return problems
 
 # The layers, lowest first: a module may import from its own layer and the ones before it, never from a later one.
-LAYERS = ('core', 'models', 'retrieval', 'agent', 'vimrag', 'eval', 'rl', 'rl.verl', 'cli')
+LAYERS = ('files', 'core', 'models', 'retrieval', 'agent', 'vimrag', 'eval', 'rl', 'rl.verl', 'cli')
 # What a layer's modules may import at module level, beyond the base install (heavier libraries are imported inside
 # functions).
 HEAVY = {'torch': 'rl', 'transformers': 'rl', 'peft': 'rl', 'verl': 'rl.verl'}

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import importlib.util, json, os, shutil, tempfile
 from pathlib import Path
-from .core import atomic_write, cache_dir
+from .files import atomic_write, cache_dir
 
 # %% auto #0
 __all__ = ['smollm2_dir']

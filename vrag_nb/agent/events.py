@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import TypedDict
-from ..core import atomic_write
+from ..files import atomic_write
 
 # %% auto #0
 __all__ = ['EVENTS', 'Event', 'Think', 'Content', 'Delta', 'Cut', 'Search', 'SearchImage', 'SearchDone', 'Crop', 'Memorize',

@@ -14,7 +14,7 @@ from ..agent.views import View
 from ..retrieval.index import PageIndex
 from ..eval.agents import make_policy
 from .index import die, load_index
-from ..core import sigint_deferred
+from ..files import sigint_deferred
 
 # %% auto #0
 __all__ = ['terminal_text', 'print_event', 'drive', 'ask', 'ask_vimrag', 'vrag_ask']

@@ -8,7 +8,7 @@ import csv, hashlib, io, json, os, re, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from pathlib import Path
 from tqdm.auto import tqdm
-from ..core import atomic_write
+from ..files import atomic_write
 from .rewards import ANLSJudge
 from .runs import MODES, make_policy, run_question, score_row
 

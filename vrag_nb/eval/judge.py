@@ -83,7 +83,7 @@ class LLMJudge:
                  max_tokens: int = 256, # reply limit, tokens (room for a short reasoning before the tag)
                  asks: int = 2, # times a question is put when replies carry no verdict
                 ):
-        from vrag_nb.core import cache_dir
+        from vrag_nb.files import cache_dir
         from vrag_nb.agent.endpoint import openai_client  # invalid UTF-8 from the endpoint reads as U+FFFD
         self.client, self.timeout = openai_client(base_url, api_key), timeout
         self.base_url, self.model, self.max_retries, self.concurrency = base_url, model, max_retries, concurrency

@@ -12,7 +12,8 @@ from pathlib import Path
 import pymupdf
 from PIL import Image
 from tqdm.auto import tqdm
-from ..core import Page, page_name, read_jsonl, write_jsonl
+from ..core import Page, page_name
+from ..files import read_jsonl, write_jsonl
 from .video import VideoError, ingest_video, video_info
 from .pagetext import clean_text, ocr_blocks, pdf_blocks, pdf_lines
 from .store import index_lock, readable_image

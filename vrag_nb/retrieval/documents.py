@@ -13,7 +13,8 @@ from typing import Self
 import numpy as np
 import faiss
 from fastcore.basics import patch
-from ..core import Page, write_jsonl
+from ..core import Page
+from ..files import write_jsonl
 from .corpus import build_corpus
 from .sparse import BM25Pages
 from .ann import make_index, to_gpu

@@ -14,7 +14,8 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 from fastcore.basics import patch
 import vrag_nb
-from ..core import Page, Hit, cache_dir, MAX_QUERY_CHARS
+from ..core import Page, Hit, MAX_QUERY_CHARS
+from ..files import cache_dir
 from .index import PageIndex
 
 log = logging.getLogger('uvicorn.error')  # the server's log: uvicorn's own, so it reads as one

@@ -8,7 +8,8 @@ import os, shutil, tempfile
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
-from ..core import Page, cache_dir
+from ..core import Page
+from ..files import cache_dir
 from .embed import l2_normalize
 
 # %% auto #0

@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
 import faiss
-from ..core import Page, atomic_write
+from ..core import Page
+from ..files import atomic_write
 from .sparse import BM25Pages
 
 # %% auto #0

@@ -8,7 +8,8 @@ import hashlib, io, math, re, subprocess
 from pathlib import Path
 import numpy as np
 from PIL import Image
-from ..core import Page, atomic_write, cache_dir, page_name
+from ..core import Page, page_name
+from ..files import atomic_write, cache_dir
 from .pagetext import ocr_blocks
 
 # %% auto #0

@@ -19,7 +19,7 @@ __all__ = ['toy_corpus', 'train', 'plot_metrics', 'vrag_train']
 def toy_corpus(pdfs: tuple = ('sample631.pdf', 'sample-sigconf.pdf'), # bundled PDFs the game is played on
               ) -> tuple: # (PageIndex, examples)
     "The toy's index (two bundled papers, built once into the cache dir) and its questions from `data/qa.json`."
-    from vrag_nb.core import cache_dir
+    from vrag_nb.files import cache_dir
     from vrag_nb.retrieval.corpus import build_corpus
     from vrag_nb.retrieval.index import PageIndex
     from vrag_nb.eval.retrieval import load_qa
@@ -37,7 +37,7 @@ def _rng_state(gen, rnd): return dict(torch=torch.get_rng_state(), gen=gen.get_s
 def _save_toy(path: Path, pol, ref, opt, step: int, history: list[dict], gen, rnd):
     "Write the checkpoint atomically: policy, reference, optimiser, step, metrics and every random state."
     import io
-    from vrag_nb.core import atomic_write
+    from vrag_nb.files import atomic_write
     buf = io.BytesIO()
     torch.save(dict(policy=pol.state_dict(), ref=ref.state_dict(), opt=opt.state_dict(), step=step, history=history,
                     rng=_rng_state(gen, rnd)), buf)
@@ -84,7 +84,7 @@ def train(index, examples: list[dict], # the game: an index and its questions
          ) -> list[dict]: # metrics of every step
     "Train a `TinyPolicy` on the toy game with GRPO; resumable from `out/checkpoint.pt`."
     if algo not in ('grpo', 'ggpo'): raise ValueError(f"unknown algo {algo!r}: 'grpo' or 'ggpo'")
-    from vrag_nb.core import atomic_write
+    from vrag_nb.files import atomic_write
     dev = resolve_device(device)
     torch.manual_seed(seed)
     # initialised on the CPU, then moved: the same weights on every device

@@ -7,9 +7,9 @@ from __future__ import annotations
 import copy, json, os, random, time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-import numpy as np
-import torch
-from ..core import MIN_PIXELS, MAX_PIXELS, atomic_write, read_jsonl
+import numpy as np, torch
+from ..core import MIN_PIXELS, MAX_PIXELS
+from ..files import atomic_write, read_jsonl
 from ..agent.loop import VRAGAgent
 from .grpo import token_mean
 from .rollout import TokenRollout, play_group, collate, sequence_logprobs

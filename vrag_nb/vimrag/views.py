@@ -8,7 +8,8 @@ import html, io, textwrap
 from pathlib import Path
 import networkx as nx
 from PIL import Image
-from ..core import to_data_url, atomic_write
+from ..core import to_data_url
+from ..files import atomic_write
 from .graph import MemoryGraph
 
 # %% auto #0

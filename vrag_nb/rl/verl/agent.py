@@ -10,7 +10,8 @@ from typing import Any
 import torch
 from fastcore.basics import patch
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
-from ...core import MIN_PIXELS, MAX_PIXELS, atomic_write
+from ...core import MIN_PIXELS, MAX_PIXELS
+from ...files import atomic_write
 from ...agent.loop import Episode
 from ...agent.views import View
 from ..ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask, ggpo_response_mask

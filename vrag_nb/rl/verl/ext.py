@@ -94,7 +94,7 @@ def launch_script(path: str | Path, # the .sh to write
                  ) -> Path:
     """Write a bash script that starts verl's trainer with `verl_overrides(**kw)`; extra arguments are passed on to
     Hydra."""
-    from vrag_nb.core import atomic_write
+    from vrag_nb.files import atomic_write
     lines = ' \\\n    '.join(verl_overrides(**kw))
     atomic_write(
         path,

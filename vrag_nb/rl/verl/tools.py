@@ -11,7 +11,8 @@ from uuid import uuid4
 from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 from fastcore.basics import patch
-from ...core import MIN_PIXELS, MAX_PIXELS, atomic_write
+from ...core import MIN_PIXELS, MAX_PIXELS
+from ...files import atomic_write
 from ...agent.loop import Episode, VRAGAgent
 from ...agent.grammar import Action, parse_bbox
 from ...agent.views import View
