@@ -23,11 +23,11 @@ if cfg.get('pip_requirements'): requirements += shlex.split(cfg.get('pip_require
 min_python = cfg['min_python']
 lic = licenses.get(cfg['license'].lower(), cfg['license'])
 dev_requirements = (cfg.get('dev_requirements') or '').split()
-# vrag_nb extras beyond nbdev's `dev`: `llm` (local language models), `train` (verl), `gpu` (faiss-gpu).
-# `dev` includes `llm` and `train` so that `pip install -e .[dev]` can run every notebook.
-extras = {k: (cfg.get(f'{k}_requirements') or '').split() for k in ('llm', 'train', 'gpu')}
+# vrag_nb extras beyond nbdev's `dev`: `llm` (local language models), `train` (verl), `gpu` (faiss-gpu), `e5` (the e5
+# retrieval tier). `dev` includes `llm`, `train` and `e5` so that `pip install -e .[dev]` can run every notebook.
+extras = {k: (cfg.get(f'{k}_requirements') or '').split() for k in ('llm', 'train', 'gpu', 'e5')}
 extras['train'] = extras['llm'] + extras['train']  # verl trains the same models
-extras['dev'] = dev_requirements + extras['train']
+extras['dev'] = dev_requirements + extras['train'] + extras['e5']
 
 setuptools.setup(
     name = cfg['lib_name'],

