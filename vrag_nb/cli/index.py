@@ -66,7 +66,7 @@ def vrag_index(src: Param('PDF, image or video files, or folders (with --verify:
                              'index', str, choices=['hybrid', 'dense', 'bm25']) = 'hybrid',
                no_ocr: Param('do not OCR pages without a text layer', store_true) = False,
                embedder: Param('minilm; static: MiniLM distilled to static vectors, the fast tier; e5: '
-                               'multilingual-e5-small, better at rank 1, ten times slower (the e5 extra)', str,
+                               'multilingual-e5-small, better at rank 1, four times slower (the e5 extra)', str,
                                choices=['minilm', 'static', 'e5']) = 'minilm',
                chunk_seconds: Param('video chunk length, seconds', float) = 60,
                verify: Param("check an index's files against the sizes and SHA-256 in its meta.json, and its page "
