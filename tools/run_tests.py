@@ -59,8 +59,9 @@ base = subprocess.Popen(
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
 # The longest first (over 60 s each on two cores), so that the two workers finish together instead of one running a long
 # notebook alone at the end; the rest in file order. A name not found is ignored, a notebook not named runs in its turn.
-LONGEST = ['81_cli.agent', '18_retrieval.index', '21_retrieval.documents', '36_agent.widgets',
-           '68_rl.trainer', '35_agent.policies', '54_eval.agents', '80_cli.index']
+LONGEST = ['81_cli.agent', '68_rl.trainer', '66_rl.rollout', '18_retrieval.index', '93_cli.faults',
+           '21_retrieval.documents', '80_cli.index', '35_agent.policies', '34_agent.offline', '54_eval.agents',
+           '22_retrieval.server', '36_agent.widgets']
 nbs.sort(key=lambda p: LONGEST.index(p.stem) if p.stem in LONGEST else len(LONGEST))
 # Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or
 # their
