@@ -19,8 +19,9 @@ __all__ = ['views_as', 'vrag_eval']
 def views_as(index, # the loaded index: its pages' words
              chars: int, # characters per view; 0: none
             ): # View -> str, or None (views go as images)
-    """How a text-only policy reads a view: the words of its page inside it, at most `chars` characters
-    (`rl.codec.view_text`, as the in-process trainer shows them)."""
+    """How a text-only policy reads a view: its page's text blocks inside it, each with its box in the view's pixels,
+    at most `chars` characters (`rl.codec.view_text`, as the in-process trainer and `vrag_serve_llm`'s policies see
+    them)."""
     if not chars: return None
     from vrag_nb.rl.codec import view_text
     pages = {(p.doc, p.page): p for p in index.pages}
@@ -118,8 +119,8 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
               prompt: Param(f"--agent: the VRAG texts, {' or '.join(PRESETS)} (the reference checkpoint's)",
                             str) = 'vrag_nb',
               max_tokens: Param('--agent --base_url: reply limit, tokens', int) = 1024,
-              text_views: Param('--agent --base_url, a text-only model: each view as the words inside it, up to this '
-                                'many characters (0: as an image)', int) = 0,
+              text_views: Param('--agent --base_url, a text-only model: each view as its text blocks with their boxes '
+                                '(rl.codec.view_text), up to this many characters (0: as an image)', int) = 0,
               system: Param('--agent --base_url: a system turn sent first (the one the policy was trained under)',
                             str) = None):
     """Retrieval metrics of dense, BM25 and hybrid search side by side; with --agent, answer accuracy of the agent

@@ -5,26 +5,50 @@
 # %% ../../nbs/64_rl.codec.ipynb #6bf1612c
 from __future__ import annotations
 from fastcore.basics import patch
-from ..agent.views import View, block_in_region
+from ..agent.views import View, block_in_region, to_view_frame
 
 # %% auto #0
 __all__ = ['VISION_TOKENS', 'view_text', 'ChatCodec', 'template_system']
 
 # %% ../../nbs/64_rl.codec.ipynb #3c6ee779
+def _line(block, view: View, words: str) -> str:
+    "One block of a view as `[x1,y1,x2,y2] words`, its box in the view's model-input pixels, clamped to the image."
+    (w, h), b = view.size, to_view_frame(block[:4], view)
+    x1, y1, x2, y2 = min(max(b[0], 0), w), min(max(b[1], 0), h), min(max(b[2], 0), w), min(max(b[3], 0), h)
+    return f'[{x1},{y1},{x2},{y2}] {words}'
+
 def view_text(view: View, # the image the model would see
               page=None, # its `Page` (for text blocks); None: only the caption
-              max_chars: int = 600, # budget for the text, characters
+              max_chars: int = 1000, # budget for the view's text, characters (blocks past it are counted, not shown)
+              block_chars: int = 40, # a whole page's view: characters kept of each block (a crop shows blocks whole)
+              # 'blocks': each block with its box in the view's pixels; 'flat': the words alone, run together (the
+              # first text game's view, kept to compare with)
+              layout: str = 'blocks',
              ) -> str:
-    """A text rendering of a view for text-only policies: a caption, then the page's text blocks inside the view's
-    region."""
+    """A text rendering of a view for text-only policies: a caption with the image's size, then the page's text blocks
+    inside the view's region, each with its box in the view's model-input pixels (the frame a `<bbox>` is read in); a
+    whole page's blocks cut to `block_chars`, a crop's shown in full. Raises `ValueError` on an unknown layout."""
+    if layout not in ('blocks', 'flat'): raise ValueError(f"layout must be 'blocks' or 'flat', got {layout!r}")
     x0, y0, x1, y1 = view.region
     whole = page is not None and (x0, y0) == (0, 0) and (x1, y1) == (page.width, page.height)
-    head = f"[{'page' if whole or page is None else 'zoomed region of page'} {view.page} of {view.doc}]"
-    if page is None: return head
-    # the same block-in-region test as the offline policy
+    name = f"{'page' if whole or page is None else 'zoomed region of page'} {view.page} of {view.doc}"
+    if page is None: return f'[{name}]'
+    # the same block-in-region test as the offline policy's
     inside = [b for b in page.blocks if block_in_region(b, view.region)]
-    body = ' '.join(' '.join(b[4].split()) for b in inside) if page.blocks else ' '.join(page.text.split())
-    return f'{head}\n{body[:max_chars]}'
+    if layout == 'flat' or not page.blocks:  # a page without blocks (OCR gave none): its words, run together
+        body = ' '.join(' '.join(b[4].split()) for b in inside) if page.blocks else ' '.join(page.text.split())
+        return f'[{name}]\n{body[:max_chars]}'
+    lines, left = [f'[{name}, {view.size[0]}x{view.size[1]} pixels; blocks as [x1,y1,x2,y2] text]'], max_chars
+    for k, b in enumerate(inside):
+        words = ' '.join(b[4].split())
+        if whole and len(words) > block_chars: words = words[:block_chars - 1].rstrip() + '…'
+        line = _line(b, view, words)
+        if len(line) > left:  # a crop's block is cut to what is left; then the rest are counted
+            if not whole and left > 24: lines.append(line[:left - 1] + '…'); k += 1
+            if k < len(inside): lines.append(f'({len(inside) - k} more blocks not shown)')
+            break
+        lines.append(line); left -= len(line) + 1
+    return '\n'.join(lines)
 
 # %% ../../nbs/64_rl.codec.ipynb #c4c77db7
 # the Qwen-VL family's vision tokens: an image's or a video's frame and its placeholders
@@ -41,7 +65,7 @@ class ChatCodec:
                  image_processor=None,
                  system: str | None = 'You are a helpful assistant.', # system turn (Qwen2.5-VL's default); None: none
                  pages: dict | None = None, # text LMs: (doc, page) -> Page, for the words in each view
-                 obs_chars: int = 600, # text LMs: characters per view
+                 obs_chars: int = 1000, # text LMs: characters per view (`view_text`)
                  merge_size: int = 2, # vision patches merged per side into one token (Qwen2.5-VL, Qwen3-VL: 2)
                 ):
         """Raises `ValueError` when the tokenizer lacks the ChatML (or, with an image processor, the vision) special
@@ -63,7 +87,7 @@ class ChatCodec:
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.im_end
         # tokens only the environment may write: a sampled one would claim an image that is not there
         self.banned_ids = sorted(vocab[t] for t in VISION_TOKENS if t in vocab)
-        self.newline = self.text('\n')
+        self.newline = self.text('\n', special=True)
 
 # %% ../../nbs/64_rl.codec.ipynb #ad772834
 @patch(as_prop=True)
@@ -73,10 +97,13 @@ def is_vlm(self: ChatCodec) -> bool:
 
 # %% ../../nbs/64_rl.codec.ipynb #429755fb
 @patch
-def text(self: ChatCodec, s: str, # plain text (special tokens in it are parsed as such)
+def text(self: ChatCodec, s: str, # text: a page's words, a question, a demonstration's reply
+         # True: special-token strings in `s` become their ids (the codec's own template text only); False: they stay
+         # text, so that a page or a reply that spells `<|im_end|>` cannot end a turn or claim an image
+         special: bool = False,
         ) -> list[int]: # token ids, no BOS
     "Token ids of a piece of text."
-    return self.tok(s, add_special_tokens=False)['input_ids'] if s else []
+    return self.tok(s, add_special_tokens=False, split_special_tokens=not special)['input_ids'] if s else []
 
 # %% ../../nbs/64_rl.codec.ipynb #b899c2a4
 @patch
@@ -101,20 +128,21 @@ def message(self: ChatCodec, m: dict, # a user or system message of the agent (t
             body += self.text(view_text(v, self.pages.get((v.doc, v.page)), self.obs_chars))
         else:
             n, feats = self.image(View.from_dict(c['view'])); images.append(feats)
-            body += self.text('<|vision_start|>') + [self.image_pad] * n + self.text('<|vision_end|>')
-    return self.text(f"<|im_start|>{m['role']}\n") + body + [self.im_end] + self.newline, images
+            body += self.text('<|vision_start|>', True) + [self.image_pad] * n + self.text('<|vision_end|>', True)
+    return self.text(f"<|im_start|>{m['role']}\n", True) + body + [self.im_end] + self.newline, images
 
 # %% ../../nbs/64_rl.codec.ipynb #90855f08
 @patch
 def system_ids(self: ChatCodec) -> list[int]:
     "The system turn's token ids (none without a system prompt)."
-    return self.text(f'<|im_start|>system\n{self.system}<|im_end|>\n') if self.system else []
+    if not self.system: return []
+    return self.text('<|im_start|>system\n', True) + self.text(self.system) + [self.im_end] + self.newline
 
 # %% ../../nbs/64_rl.codec.ipynb #96403552
 @patch
 def assistant_header(self: ChatCodec) -> list[int]:
     "The token ids that open the model's turn."
-    return self.text('<|im_start|>assistant\n')
+    return self.text('<|im_start|>assistant\n', True)
 
 # %% ../../nbs/64_rl.codec.ipynb #tsy01
 def template_system(tokenizer, # a tokenizer with a chat template (`tokenizer.chat_template`)

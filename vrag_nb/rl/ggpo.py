@@ -98,15 +98,21 @@ def vimrag_turns(trajectory: dict, # from `VimRAGAgent.run`
     return [node[s] for s in steps], retrieved
 
 # %% ../../nbs/63_rl.ggpo.ipynb #evid01
+# words that say nothing about which page holds an answer: function words and the names of a document's parts
+_GENERIC = set('in on at of to by for from with and or the a an as is are was be it its this that see page pages '
+               'section chapter figure table appendix part line lines version example'.split())
+
 def _evidence(page_text: str, # a retrieved page's text
               answer: str, # the answer given
               gold: bool, # whether the page is a gold page of the question
              ) -> bool:
     """Whether a page is evidence for the answer: it holds the answer, and it is a gold page or the answer is one that
-    no page holds by chance — two words or more, or one word of five characters or more that is not a number ("1",
-    "yes" or "2.2" turn up on many pages)."""
-    norm = normalize_answer(answer)
-    distinctive = len(norm.split()) >= 2 or (len(norm) >= 5 and not norm.isdigit())
+    no page holds by chance — two content words or more, or one of five characters or more. A content word is not a
+    number and not a function word or a document part's name ("1", "yes", "2.2", "in 2019" or "page 1" turn up on
+    many pages)."""
+    content = [w for w in normalize_answer(answer).split()
+               if w not in _GENERIC and not w.replace('.', '').replace(',', '').isdigit()]
+    distinctive = len(content) >= 2 or any(len(w) >= 5 for w in content)
     return (gold or distinctive) and contains_reference(page_text, answer)
 
 # %% ../../nbs/63_rl.ggpo.ipynb #d276bf98

@@ -28,8 +28,14 @@ def group_advantages(
                     # (advantages, returns), both [batch, response_len], 0 where the mask is 0
                     ) -> tuple[torch.Tensor, torch.Tensor]:
     """GRPO outcome advantages (reference.md §6; DeepSeekMath eq. 3), broadcast over the response tokens; Dr.GRPO with
-    `norm_adv_by_std_in_grpo=False`; a group whose rewards are all equal gets exactly 0."""
+    `norm_adv_by_std_in_grpo=False`; a group whose rewards are all equal gets exactly 0. Raises `ValueError` on a NaN or
+    infinite reward."""
     scores = token_level_rewards.detach().sum(-1).double()  # float64: a group's mean and std without float32 rounding
+    if bad := [i for i, s in enumerate(scores.tolist()) if not np.isfinite(s)]:
+        # a NaN would make its group look tied (advantage 0) and an infinity give NaN advantages: both hide a broken
+        # reward function, so it is named instead
+        raise ValueError(f'rewards of rollouts {bad} are not finite ({[scores[i].item() for i in bad]}): '
+                         'fix the reward function rather than train on it')
     groups = defaultdict(list)
     for i, g in enumerate(index): groups[g].append(i)
     adv = torch.zeros_like(scores)

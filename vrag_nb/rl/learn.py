@@ -36,7 +36,7 @@ def evaluate_policy(
                     index, # a `PageIndex`: the corpus the questions are about
                     examples: list[dict], # unified-format QA examples over it
                     max_turns: int = 4, turn_tokens: int = 256, response_length: int = 2048, # as in training (tokens)
-                    obs_chars: int = 600, # text LMs: characters per view
+                    obs_chars: int = 1000, # text LMs: characters per view (`view_text`)
                     min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # view pixel budget (reference.md §3)
                     allow_crop: bool = True, # the `<bbox>` action
                     # the answer judge (None: `rewards.ANLSJudge()`) and reward preset

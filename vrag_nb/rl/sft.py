@@ -4,7 +4,7 @@
 
 # %% ../../nbs/70_rl.sft.ipynb #sft01
 from __future__ import annotations
-import json
+import json, re
 from pathlib import Path
 from PIL import Image
 from ..core import MIN_PIXELS, MAX_PIXELS, fit_to_budget
@@ -22,7 +22,14 @@ def _view(file: Path, min_pixels: int, max_pixels: int) -> View:
     with Image.open(file) as im: w, h = im.size
     return View(str(file), file.stem, 1, (0, 0, w, h), fit_to_budget(w, h, min_pixels, max_pixels))
 
-def _record(rec, where: str, root: Path, min_pixels: int, max_pixels: int) -> list[dict]:
+def _rescale_bbox(text: str, box: list, frame: tuple, size: tuple) -> str:
+    "A reply with its bbox moved from an image of `frame` (w, h) pixels to one of `size`, rounded to whole pixels."
+    sx, sy = size[0] / frame[0], size[1] / frame[1]
+    new = [round(box[0] * sx), round(box[1] * sy), round(box[2] * sx), round(box[3] * sy)]
+    tag = lambda m: f'<{m[1]}>{json.dumps(new)}</{m[1]}>'
+    return re.sub(r'<(bbox|region)>.*?</\1>', tag, text, count=1, flags=re.S)
+
+def _record(rec, where: str, root: Path, min_pixels: int, max_pixels: int, frame_pixels: tuple) -> list[dict]:
     "One LLaMA-Factory record as agent messages; raises `ValueError` starting with `where`."
     msgs, images = (rec.get('messages'), rec.get('images') or []) if isinstance(rec, dict) else (None, [])
     if not isinstance(msgs, list) or not msgs: raise ValueError(f'{where}: no "messages" list')
@@ -36,10 +43,12 @@ def _record(rec, where: str, root: Path, min_pixels: int, max_pixels: int) -> li
             raise ValueError(f'{where}, message {j}: expected a user or assistant turn with text, got role {role!r}')
         if role == 'assistant':
             act = parse_action(text)
-            w, h = last.size if last is not None else (float('inf'),) * 2
+            w, h = frame if last is not None else (float('inf'),) * 2  # the box's frame: the record's budget
             if act.kind == 'bbox' and (act.content[0] >= w or act.content[1] >= h):
                 raise ValueError(f'{where}, message {j}: bbox {act.content} lies outside the {w}x{h} image it refers '
                                  f'to ({Path(last.image).name}): is it in another frame?')
+            if act.kind == 'bbox' and last is not None and tuple(frame) != tuple(last.size):
+                text = _rescale_bbox(text, act.content, frame, last.size)
             out.append({'role': 'assistant', 'content': text}); continue
         items = []
         for i, piece in enumerate(text.split('<image>')):
@@ -47,6 +56,7 @@ def _record(rec, where: str, root: Path, min_pixels: int, max_pixels: int) -> li
                 f = root/images[k]
                 if not f.is_file(): raise ValueError(f'{where}: image {k} ({images[k]}) not found under {root}')
                 last = _view(f, min_pixels, max_pixels); items.append({'type': 'image', 'view': last.to_dict()}); k += 1
+                frame = fit_to_budget(last.region[2], last.region[3], *frame_pixels)
             if piece: items.append({'type': 'text', 'text': piece})
         out.append({'role': 'user', 'content': items})
     return out
@@ -54,7 +64,11 @@ def _record(rec, where: str, root: Path, min_pixels: int, max_pixels: int) -> li
 # %% ../../nbs/70_rl.sft.ipynb #sft08
 def read_sft(path: str | Path, # a JSON list of LLaMA-Factory records (e.g. VRAG-RL's examples/search_sft.json)
              image_root: str | Path | None = None, # what the records' image paths are relative to; None: the file's dir
-             min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # the images' pixel budget (reference.md §3)
+             # the images' pixel budget, the run's (reference.md §3)
+             min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS,
+             # (min_pixels, max_pixels) the records' bboxes were written for (the reference's by default): each box is
+             # rescaled from that frame to the image's size at the run's budget
+             frame_pixels: tuple = (MIN_PIXELS, MAX_PIXELS),
             ) -> list[list[dict]]: # one list of agent messages per record (33_agent.loop's layout)
     """Conversations in LLaMA-Factory's format as agent messages, each `<image>` an image item in order; raises
     `ValueError` naming the record (and the image) that cannot be used."""
@@ -64,7 +78,8 @@ def read_sft(path: str | Path, # a JSON list of LLaMA-Factory records (e.g. VRAG
     except (OSError, ValueError) as e: raise ValueError(f'cannot read {path}: {e}') from None
     if not isinstance(data, list):
         raise ValueError(f'{path}: expected a JSON list of records, got {type(data).__name__}')
-    return [_record(r, f'{path.name}, record {i}', root, min_pixels, max_pixels) for i, r in enumerate(data)]
+    return [_record(r, f'{path.name}, record {i}', root, min_pixels, max_pixels, frame_pixels)
+            for i, r in enumerate(data)]
 
 # %% ../../nbs/70_rl.sft.ipynb #sft12
 def to_sft(trajectory: dict, # a trajectory (`VRAGAgent.run`, `load_trajectory`)

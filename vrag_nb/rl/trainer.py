@@ -121,6 +121,14 @@ def _cold_start(model, codec: ChatCodec, agent: VRAGAgent, examples: list[dict],
         loss = sft_step(model, rng.sample(demos, min(batch, len(demos))), codec, opt)
         emit({'phase': 'sft', 'step': k + 1, 'loss': loss})
 
+# %% ../../nbs/68_rl.trainer.ipynb #tphlp05
+def _sft_rows(codec: ChatCodec, # the run's encoding
+              c, # the run's `TrainConfig` (its `sft_data` and pixel budget)
+             ) -> list[TokenRollout]: # one row per conversation
+    "The SFT conversations of `c.sft_data` as token rows, each image at the run's pixel budget, each bbox in its frame."
+    convs = read_sft(c.sft_data, min_pixels=c.min_pixels, max_pixels=c.max_pixels)
+    return [sft_rollout(codec, m, f'sft{i}') for i, m in enumerate(convs)]
+
 # %% ../../nbs/68_rl.trainer.ipynb #tphlp04
 def _reference(out: Path, # the run's folder: gets reference.pt
                model, lora: dict | None, kl_coef: float, # as `train_policy`'s
@@ -170,7 +178,7 @@ class TrainConfig:
     top_p: float = 1.0 # rollout sampling
     carry_cache: bool = True # each rollout's KV cache kept across turns (`play_group`); False: `generate` each turn
     preset: str = 'vrag_rl' # reward preset (`rewards.PRESETS`)
-    obs_chars: int = 600 # text LMs: characters per view
+    obs_chars: int = 1000 # text LMs: characters per view (`rl.codec.view_text`)
     seed: int = 0 # LoRA init, demonstrations drawn, questions and sampling of every step
     ckpt_every: int = 1 # steps between checkpoints (and always after the cold start and the last step)
 
@@ -206,6 +214,11 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
     its reference."""
     from vrag_nb.agent.offline import OfflinePolicy
     c = replace(config or TrainConfig(), **settings)
+    if c.sft_data and image_processor is None:
+        # a text LM reads a view as the words of the index page it shows; an SFT record's image is a file that is no
+        # page of the index (and a crop is a file of its own), so the policy would learn from captions alone
+        raise ValueError(f'sft_data ({c.sft_data}) holds images that match no page of the index: a text LM would see '
+                         'only their captions; cold-start a text LM on played demonstrations (sft_data=None) instead')
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(c.seed)
     model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers)
@@ -228,7 +241,7 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         mpath.unlink(missing_ok=True)
         if c.sft_steps:
             demo = demo_policy or OfflinePolicy(index.pages, index.embedder, answerer=None, crop=c.allow_crop)
-            sft = [sft_rollout(codec, m, f'sft{i}') for i, m in enumerate(read_sft(c.sft_data))] if c.sft_data else None
+            sft = _sft_rows(codec, c) if c.sft_data else None
             _cold_start(model, codec, agent, examples, demo, c.sft_steps, c.sft_lr, c.sft_batch, c.turn_tokens,
                         c.response_length, c.seed, judge, c.preset, c.sft_right_only, emit, sft)
         model, ref = _reference(out, model, c.lora, c.kl_coef, cold_started=bool(c.sft_steps))

@@ -172,21 +172,24 @@ def _rows_to_run(adv: torch.Tensor, # [B] one advantage per rollout
 # %% ../../nbs/67_rl.update.ipynb #upd_div1
 def _loss_divisor(rows, # the batch's rollouts
                   dr_grpo: bool, # Dr.GRPO: a constant, rollouts × `horizon`
-                  horizon: int | None, # Dr.GRPO's constant length in tokens; None: the batch's padded length (verl's)
+                  # Dr.GRPO's constant length in tokens; None: the batch's longest response (replies and observations
+                  # after the prompt, verl's padded `response_length`), never the prompt
+                  horizon: int | None,
                  ) -> float:
     """What the batch's summed token losses are divided by: every model token (GGPO's pruned ones too: pruning does not
     weigh the rest up), or under Dr.GRPO rollouts × horizon (verl's `seq-mean-token-sum-norm`)."""
-    if dr_grpo: return float(max(sum(1 for r in rows if any(r.mask)), 1) * (horizon or max(len(r.ids) for r in rows)))
+    if dr_grpo:
+        horizon = horizon or max(len(r.ids) - r.n_prompt for r in rows)
+        return float(max(sum(1 for r in rows if any(r.mask)), 1) * horizon)
     return max(float(sum(sum(r.mask) for r in rows)), 1.0)
 
 # %% ../../nbs/67_rl.update.ipynb #upd_zg1
-def _zero_grads_for_skipped(params: list, # the trainable parameters
-                            skipped: bool, # whether rows with loss tokens were left out of the passes
-                           ):
-    """Give every trainable parameter without a gradient a zero one when rows were skipped, so that the optimiser steps
-    as it would have after running them (their gradient is exactly 0): AdamW's moments decay, its weight decay applies
-    and its step count (Adam's bias correction) advances, even when every row was skipped."""
-    if not skipped: return
+def _zero_grads(params: list, # the trainable parameters
+               ):
+    """Give every trainable parameter without a gradient a zero one, on every step: the optimiser then steps each of
+    them every step (AdamW's moments decay, its weight decay applies, its step count advances), whether rows were
+    skipped (their gradient is exactly 0), every row was, or no row touched the parameter (a vision tower trained in
+    full on a step without images)."""
     for q in params:
         if q.grad is None: q.grad = torch.zeros_like(q)
 
@@ -239,7 +242,7 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
         s['gap'] += token_mean((lp.detach() - b['old_logprobs']).abs(), mask).item() * ws
     t0 = time.perf_counter()
     params = [q for q in model.parameters() if q.requires_grad]
-    _zero_grads_for_skipped(params, len(run) < sum(1 for m in masks if m.sum() > 0))
+    _zero_grads(params)
     gnorm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
     opt.step(); opt.zero_grad(set_to_none=True)
     return dict(loss=s['pg'] + kl_coef * s['kl'], kl=s['kl'], entropy=s['ent'], clipfrac=s['clip'],

@@ -54,7 +54,7 @@ class VRAGAgentLoop(AgentLoopBase):
                  # the corpus: a PageIndex dir or a search server
                  index: str | None = None, search_url: str | None = None,
                  observation: str = 'image', # 'image' (VLM) or 'text' (text-only LM: the words in the view)
-                 obs_chars: int = 600, # text observations: characters per view
+                 obs_chars: int = 1000, # text observations: characters per view
                  max_turns: int = 4, # model turns per rollout (VRAG-RL training: 4)
                  # crop margin and image budget, pixels
                  pad: int = 56, min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS,

@@ -103,7 +103,7 @@ def render(self: VRAGTool, view: View, # the image to show
     "The observation of a view: its image, or its text for text-only policies."
     if self.config.get('observation', 'image') == 'text':
         return ToolResponse(
-            text=view_text(view, self.pages.get((view.doc, view.page)), int(self.config.get('obs_chars', 600))))
+            text=view_text(view, self.pages.get((view.doc, view.page)), int(self.config.get('obs_chars', 1000))))
     return ToolResponse(image=[view.render()])
 
 # %% ../../../nbs/72_rl.verl.tools.ipynb #5ae66df7
