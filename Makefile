@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 OUT ?= demo_out
 
-.PHONY: install demo test lab readme notebooks clean
+.PHONY: install demo test lab readme notebooks clean gpu-check gpu-carry
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -48,6 +48,19 @@ lab: install
 
 readme: install
 	$(BIN)/python tools/readme.py
+
+# On a lent GPU machine (benchmarks/README.md, "On a lent GPU"): every GPU number from one call into gpu_check.json.
+# There is no venv there and no network for pip, so this target does not depend on `install`: it runs the venv's Python
+# where there is one, else python3 (the GPU machine's, which holds torch). Extra arguments through GPU_CHECK_ARGS, e.g.
+# `make gpu-check GPU_CHECK_ARGS="--out $OUT/gpu_check.json"` or `GPU_CHECK_ARGS=--dry-run`.
+PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,python3)
+GPU_CHECK_ARGS ?=
+gpu-check:
+	$(PYTHON) tools/gpu_check.py --out gpu_check.json $(GPU_CHECK_ARGS)
+
+# here, before such a call: the packages the GPU machine lacks and the caches the check reads, into .gpu_carry/ (carry it)
+gpu-carry: install
+	$(BIN)/python tools/gpu_check.py --prepare
 
 clean:
 	rm -rf $(VENV) $(OUT) *.egg-info
