@@ -18,7 +18,7 @@ from .update import grpo_update, prepare_policy, stack_adapter
 from .sft import read_sft, sft_rollout
 
 # %% auto #0
-__all__ = ['sft_step', 'TrainConfig', 'train_policy']
+__all__ = ['sft_step', 'dynamic_sampling', 'TrainConfig', 'train_policy']
 
 # %% ../../nbs/68_rl.trainer.ipynb #21dd53a3
 def sft_step(model, # the policy
@@ -129,6 +129,30 @@ def _sft_rows(codec: ChatCodec, # the run's encoding
     convs = read_sft(c.sft_data, min_pixels=c.min_pixels, max_pixels=c.max_pixels)
     return [sft_rollout(codec, m, f'sft{i}') for i, m in enumerate(convs)]
 
+# %% ../../nbs/68_rl.trainer.ipynb #dynsmp1
+def _tied(rows: list[TokenRollout]) -> list[str]:
+    "The groups whose rollouts all earned the same reward (their advantages are all 0: nothing to learn from)."
+    by = {}
+    for r in rows: by.setdefault(r.group, []).append(r.reward)
+    return [g for g, v in by.items() if len(v) > 1 and max(v) - min(v) <= 1e-6]
+
+def dynamic_sampling(rows: list[TokenRollout], # a step's scored rollouts, `group` per question
+                     pool: list[dict], # questions not drawn yet this step, in the order to draw them
+                     play, # examples -> their scored rollouts (`play_group` with the step's settings)
+                     rounds: int, # redraws at most (0: none)
+                    ) -> tuple[list[TokenRollout], dict]: # (the rollouts kept and drawn, counts)
+    """DAPO's dynamic sampling (Yu et al. 2025, §3.2): a group whose rewards all tie is dropped and a fresh question is
+    played in its place, up to `rounds` times, until no group ties or the pool runs out."""
+    counts = dict(tied_groups=len(_tied(rows)), redrawn_groups=0)
+    for _ in range(rounds):
+        tied = _tied(rows)
+        if not tied or not pool: break
+        fresh, pool = pool[:len(tied)], pool[len(tied):]
+        rows = [r for r in rows if r.group not in tied] + play(fresh)
+        counts['redrawn_groups'] += len(fresh)
+    counts['tied_groups_left'] = len(_tied(rows))
+    return rows, counts
+
 # %% ../../nbs/68_rl.trainer.ipynb #tphlp04
 def _reference(out: Path, # the run's folder: gets reference.pt
                model, lora: dict | None, kl_coef: float, # as `train_policy`'s
@@ -181,12 +205,15 @@ class TrainConfig:
     obs_chars: int = 1000 # text LMs: characters per view (`rl.codec.view_text`)
     seed: int = 0 # LoRA init, demonstrations drawn, questions and sampling of every step
     ckpt_every: int = 1 # steps between checkpoints (and always after the cold start and the last step)
+    # DAPO's dynamic sampling: rounds of fresh questions played in place of groups whose rewards all tie (0: none)
+    dynamic_sampling: int = 0
 
     def __post_init__(self):
-        "Raises `ValueError` on an unknown algo or a temperature ≤ 0."
+        "Raises `ValueError` on an unknown algo, a temperature ≤ 0 or a negative `dynamic_sampling`."
         if self.algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {self.algo!r}")
         if self.temperature <= 0:
             raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {self.temperature}')
+        if self.dynamic_sampling < 0: raise ValueError(f'dynamic_sampling counts rounds: got {self.dynamic_sampling}')
         if self.sft_data and self.sft_right_only:
             raise ValueError('sft_right_only judges played demonstrations: SFT conversations (sft_data) have no answer')
 
@@ -253,10 +280,17 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
     params = _params(model)
     for step in range(start + 1, c.steps + 1):
         t0 = time.perf_counter()
-        chosen = random.Random(f'{c.seed}:{step}').sample(examples, min(c.prompts, len(examples)))
-        rows = play_group(model, codec, agent, chosen, c.group, c.turn_tokens, c.response_length, c.temperature,
-                          c.top_p, judge, c.preset, ggpo=c.algo == 'ggpo', seed=c.seed * 1_000_003 + step,
-                          counts=(work := {}), carry_cache=c.carry_cache)
+        rng = random.Random(f'{c.seed}:{step}')
+        chosen, work, redraws = rng.sample(examples, min(c.prompts, len(examples))), {}, iter(range(1, 10**6))
+        play = lambda exs, k=0: play_group(
+            model, codec, agent, exs, c.group, c.turn_tokens, c.response_length, c.temperature, c.top_p, judge,
+            c.preset, ggpo=c.algo == 'ggpo', seed=c.seed * 1_000_003 + step + 7919 * k, counts=work,
+            carry_cache=c.carry_cache)
+        rows = play(chosen)
+        if c.dynamic_sampling:  # the rest of the questions, in a fixed order, drawn as tied groups are dropped
+            pool = [e for e in rng.sample(examples, len(examples)) if e not in chosen]
+            rows, ds = dynamic_sampling(rows, pool, lambda exs: play(exs, next(redraws)), c.dynamic_sampling)
+            work.update(ds)
         t1 = time.perf_counter()
         m = grpo_update(model, rows, codec, opt, ref, c.kl_coef, c.clip_ratio, c.micro_batch, dr_grpo=c.dr_grpo,
                         horizon=c.response_length)
