@@ -19,6 +19,12 @@ after the cold start. The judge is the offline stand-in, `ANLSJudge(contains=Tru
 Writes to --out: summary.json (demonstrations played, right, kept; the SFT curve; per stage and set r_ans, reward,
 r_pat, r_ret, crop_rate, searches, n), sft_loss.png, and the policy to --work/policy (`vrag_serve_llm --model DIR`
 serves it).
+
+A long run survives being stopped: the teacher's plays are kept in --work (demos.pt, read back when the questions and
+settings match), and at every validation the supervised state (trained weights, optimiser, curve, best weights) goes to
+--work/sft_state.pt; started again with the same settings, the run resumes from it (--fresh starts over). --init DIR
+starts from a saved policy (an earlier run's --work/policy) instead of SmolLM2, its curve continued from --init_summary
+(that run's summary.json): the optimiser's moments start again from zero there.
 """
 import argparse, json, random, time
 from pathlib import Path
@@ -81,6 +87,9 @@ def main():
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
+    ap.add_argument('--init', help="start from this saved policy (an earlier run's --work/policy), not SmolLM2")
+    ap.add_argument('--init_summary', help="with --init: that run's summary.json, whose SFT curve this one continues")
+    ap.add_argument('--fresh', action='store_true', help='ignore the supervised state and plays kept in --work')
     ap.add_argument('--out', default='benchmarks/results/cold_start')
     ap.add_argument('--work', default='/tmp/vrag_cold_start')
     a = ap.parse_args()
@@ -104,7 +113,7 @@ def main():
     log(f'{len(train_idx.pages)} training pages; {len(train_qa)} training, {len(val_qa)} validation questions; '
         f'held out: ' + ', '.join(f'{k} {len(q)}' for k, (_, q) in held.items()))
 
-    model, tok, _ = load_policy(smollm2_dir(), device=a.device, dtype='bfloat16' if a.bf16 else 'float32')
+    model, tok, _ = load_policy(a.init or smollm2_dir(), device=a.device, dtype='bfloat16' if a.bf16 else 'float32')
     # loaded in bf16: fp32 master weights, bf16 passes
     model = prepare_policy(model, trainable_layers=a.trainable_layers, gradient_checkpointing=bool(a.checkpointing))
     judge = ANLSJudge(contains=True)
@@ -123,10 +132,19 @@ def main():
     agent = VRAGAgent(train_idx, None, max_steps=a.max_turns)
     teacher = concise(OfflinePolicy(train_idx.pages, train_idx.embedder, crop=True,
                                     answerer=SmolLM2Answerer() if a.answerer == 'smollm2' else None))
-    played = {}
-    for split, qa in (('train', train_qa), ('val', val_qa)):
-        played[split] = play_group(model, codec, agent, qa, 1, a.turn_tokens, a.response_length, judge=judge,
-                                   policy=teacher)
+    # the teacher's plays depend on the questions and the game, not on the model: kept, read back when they match
+    key = dict(questions=[[e['uid'] for e in qa] for qa in (train_qa, val_qa)], answerer=a.answerer,
+               game=game, data=[Path(f).stat().st_size for f in ('data/qa_train.json', 'data/qa.json',
+                                                                  'data/qa_dev.json')])
+    kept = work/'demos.pt'
+    saved = torch.load(kept, weights_only=False) if kept.exists() and not a.fresh else None
+    if saved and saved['key'] == key: played = saved['played']; log(f'teacher plays read from {kept}')
+    else:
+        played = {}
+        for split, qa in (('train', train_qa), ('val', val_qa)):
+            played[split] = play_group(model, codec, agent, qa, 1, a.turn_tokens, a.response_length, judge=judge,
+                                       policy=teacher)
+        torch.save(dict(key=key, played=played), kept)
     right = {k: [r for r in v if r.parts.get('r_ans', 0) > 0] for k, v in played.items()}
     log('demonstrations', {k: f'{len(right[k])} right of {len(v)}' for k, v in played.items()})
     demos, val_demos = right['train'], right['val']
@@ -134,7 +152,25 @@ def main():
 
     opt, rng = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=a.lr), random.Random(a.seed)
     curve, best, best_state, bad, step = [], float('inf'), None, 0, 0
-    val0 = mean_nll(model, val_demos, codec); curve.append(dict(step=0, val=val0)); log('val loss', 0, val0)
+    state_path = work/'sft_state.pt'  # what a stopped run resumes from
+    same = {k: v for k, v in vars(a).items() if k not in ('fresh', 'out', 'max_steps', 'patience')}
+    state = torch.load(state_path, weights_only=False) if state_path.exists() and not a.fresh else None
+    if state and state['settings'] == same:
+        with torch.no_grad():
+            for n, p in model.named_parameters():
+                if n in state['weights']: p.copy_(state['weights'][n])
+        opt.load_state_dict(state['opt']); rng.setstate(state['rng'])
+        curve, best, best_state = state['curve'], state['best'], state['best_state']
+        bad, step = state['bad'], state['step']
+        log(f'resumed at supervised step {step} from {state_path}')
+    elif a.init and a.init_summary:  # the earlier run's curve, continued
+        prev = json.loads(Path(a.init_summary).read_text())
+        curve = [c for c in prev['sft_curve'] if c['step'] <= prev['best_step']]
+        step, best = prev['best_step'], curve[-1]['val']
+        best_state = {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
+        log(f'from {a.init}: its curve up to step {step} (val {best:.4f})')
+    else:
+        val0 = mean_nll(model, val_demos, codec); curve.append(dict(step=0, val=val0)); log('val loss', 0, val0)
     while step < a.max_steps and bad < a.patience:
         losses = []
         for _ in range(a.eval_every):
@@ -147,11 +183,14 @@ def main():
             best, bad = val, 0
             best_state = {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
         else: bad += 1
+        torch.save(dict(settings=same, weights={n: p.detach() for n, p in model.named_parameters() if p.requires_grad},
+                        opt=opt.state_dict(), rng=rng.getstate(), curve=curve, best=best, best_state=best_state,
+                        bad=bad, step=step), state_path)
     if best_state:
         with torch.no_grad():
             for n, p in model.named_parameters():
                 if n in best_state: p.copy_(best_state[n])
-    best_step = min((c for c in curve if 'train' in c), key=lambda c: c['val'])['step']
+    best_step = min(curve, key=lambda c: c['val'])['step']
     after = evaluate('cold_start')
     save_policy(model, tok, work/'policy')
 
