@@ -17,6 +17,7 @@ from .static import StaticEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
 from .ann import KINDS, choose_kind, make_index, to_gpu
 from .store import commit_files, roll_forward, check_files, check_images, reading, DamagedIndex
+from .store import hash_on_load
 from .store import pages_hash, index_files, absolute_paths, embed_resumable, index_lock
 from fastcore.basics import patch
 from .documents import IndexDocuments
@@ -72,6 +73,7 @@ class PageIndex(IndexDocuments):
         # (vectors, first, last): all vectors and each page's range, filled by multi-vector search
         # (20_retrieval.multivector) on first use
         self.mv_cache = None
+        self.hashed = False  # whether `load` compared the files' SHA-256 with meta.json's
 
     def __len__(self): return len(self.pages)
 
@@ -117,7 +119,7 @@ def build(cls: PageIndex,
 def load(cls: PageIndex,
          path: str | Path, # index dir written by `build`
          embedder: Embedder | None = None, # must match meta.json's embedder; default: built from its name
-         verify: bool = False, # also compare each file's SHA-256 with meta.json's, and look for every page image
+         verify: bool | None = None, # SHA-256 too: None when cheap (`hash_on_load`), True always (and page images)
         ) -> PageIndex:
     """Load an index dir under its lock, checking its files against meta.json (`store.check_files`) and the embedder;
     raises `FileNotFoundError` (no index), `DamagedIndex` naming a damaged file, `ValueError` (another embedder)."""
@@ -129,7 +131,8 @@ def load(cls: PageIndex,
         if not (path / 'meta.json').exists():
             raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
         with reading(path, 'meta.json'): meta = json.loads((path/'meta.json').read_text()); meta['count'], meta['dim']
-        check_files(path, meta, hashes=verify)
+        hashes = hash_on_load(meta) if verify is None else verify
+        check_files(path, meta, hashes=hashes)
         embedder = embedder or _embedder_by_name(meta['embedder'])
         if (embedder.name, embedder.dim) != (meta['embedder'], meta['dim']):
             raise ValueError(f"index {path} was built with {meta['embedder']} (dim {meta['dim']}), not {embedder.name} "
@@ -144,7 +147,9 @@ def load(cls: PageIndex,
                                f"owners, {len(pages)} pages")
         with reading(path, 'bm25'): bm25 = BM25Pages.load(path / 'bm25', len(pages))
     if verify: check_images(path, pages)
-    return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
+    idx = cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
+    idx.hashed = bool(hashes)
+    return idx
 
 # %% ../../nbs/18_retrieval.index.ipynb #dba6eff5
 @patch

@@ -17,11 +17,12 @@ import vrag_nb
 from ..core import Page, Hit, MAX_QUERY_CHARS
 from ..files import cache_dir
 from .index import PageIndex
+from .store import check_hashes, DamagedIndex
 
 log = logging.getLogger('uvicorn.error')  # the server's log: uvicorn's own, so it reads as one
 
 # %% auto #0
-__all__ = ['log', 'Query_', 'SearchRequest', 'Batcher', 'IndexFollower', 'create_app', 'SearchClient']
+__all__ = ['log', 'Query_', 'SearchRequest', 'Batcher', 'HashCheck', 'IndexFollower', 'create_app', 'SearchClient']
 
 # %% ../../nbs/22_retrieval.server.ipynb #44f4181d
 Query_ = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
@@ -86,6 +87,32 @@ class Batcher:
 def _vrag_ret(hits: list[Hit]) -> list[dict]:
     return [{'idx': r, 'image_file': h.page.image} for r, h in enumerate(hits)]
 
+# %% ../../nbs/22_retrieval.server.ipynb #srvhc01
+class HashCheck:
+    """The SHA-256 check of a served index's files: done by its load when that was cheap (`store.hash_on_load`), else
+    here, in a thread, while the server answers; a damaged file is logged as an error and kept in `damaged`."""
+    def __init__(self, index: PageIndex, # the index served
+                ):
+        self.index, self.damaged = index, []
+        # 'match' | 'checking' | 'damaged' | 'not recorded' (an older index) | 'superseded' (the dir changed) | 'failed'
+        self.state = 'not recorded' if not index.meta.get('files') else 'match' if index.hashed else 'checking'
+        if self.state == 'checking': threading.Thread(target=self.run, daemon=True).start()
+
+    def run(self):
+        "Hash the files as `store.check_hashes` does, and set `state` and `damaged`."
+        path = self.index.path
+        try: bad = check_hashes(path, self.index.meta)
+        except Exception as e:
+            self.state = 'failed'
+            log.error('the files of the index in %s could not be hashed: %s: %s', path, type(e).__name__, e); return
+        if bad is None: self.state = 'superseded'; return  # another commit since the load: the follower checks it
+        self.damaged, self.state = bad, 'damaged' if bad else 'match'
+        if bad:
+            log.error('the index in %s is DAMAGED: the bytes of %s differ from the SHA-256 its meta.json records; '
+                      'still serving what was loaded. `vrag_index --verify %s` checks every file; rebuild it with '
+                      '`vrag_index <documents> --out %s`', path, ', '.join(bad), path, path)
+        else: log.info('the index in %s: its %d files match their SHA-256', path, len(self.index.meta['files']))
+
 # %% ../../nbs/22_retrieval.server.ipynb #srvfl01
 def _stamp(path: Path) -> tuple | None:
     "What changes when a commit replaces meta.json (it moves last): its inode, mtime and size; None when there is none."
@@ -112,11 +139,17 @@ class IndexFollower:
         try:
             same = json.loads((old.path/'meta.json').read_text()).get('embedder') == old.meta['embedder']
             new = PageIndex.load(old.path, embedder=old.embedder if same else None)  # waits for the writer's lock
+            if not new.hashed and new.meta.get('files'):  # too large to hash at load: hashed here, before switching
+                if (bad := check_hashes(new.path, new.meta)) is None: self.stamp = None; return False  # changed again
+                if bad: raise DamagedIndex(new.path, bad[0], 'its bytes changed: the SHA-256 differs from the one '
+                                           'meta.json records' + (f' (so do {", ".join(bad[1:])})' if bad[1:] else ''))
+                new.hashed = True
         except Exception as e:
             self.error = f'{type(e).__name__}: {e}'
             log.error('the index in %s changed but cannot be loaded; still serving the one before: %s', old.path,
                       self.error)
             return False
+        self.app.state.check = HashCheck(new)  # hashed: 'match' (or 'not recorded')
         self.app.state.index, self.generation, self.error = new, self.generation + 1, None
         log.info('index %s reloaded: %d pages (was %d)', old.path, len(new), len(old))
         return True
@@ -132,6 +165,7 @@ def create_app(index: PageIndex, # the index to serve
     app = FastAPI(title='vrag_nb search', version=vrag_nb.__version__,
                   description='VRAG-compatible page search over a vrag_nb index (reference.md §2).')
     app.state.index, app.state.batcher = index, Batcher(index, max_batch)
+    app.state.check = HashCheck(index)  # an index too large to hash at load is hashed now, while the server answers
     app.state.follower = IndexFollower(app, follow) if follow else None
 
     @app.exception_handler(RequestValidationError)
@@ -162,11 +196,14 @@ def create_app(index: PageIndex, # the index to serve
 
     @app.get('/health')
     def health():
-        "Liveness, what is loaded, and whether the last change of the index dir could not be loaded."
-        index, fl = app.state.index, app.state.follower
+        """Liveness, what is loaded, whether its files match their SHA-256 (`hashes`; `damaged` names the files that do
+        not), and whether the last change of the index dir could not be loaded."""
+        index, fl, chk = app.state.index, app.state.follower, app.state.check
+        hashes, damaged = (chk.state, chk.damaged) if chk.index is index else ('checking', [])
         return {
-            'status': 'ok', 'pages': len(index), 'vectors': int(index.index.ntotal), 'embedder': index.meta['embedder'],
-            'method': index.meta['method'], 'reloads': fl.generation if fl else 0, 'reload_error': fl and fl.error
+            'status': 'damaged' if damaged else 'ok', 'pages': len(index), 'vectors': int(index.index.ntotal),
+            'embedder': index.meta['embedder'], 'method': index.meta['method'], 'hashes': hashes, 'damaged': damaged,
+            'reloads': fl.generation if fl else 0, 'reload_error': fl and fl.error
         }
 
     @app.get('/pages/{doc}/{page}', response_class=Response)

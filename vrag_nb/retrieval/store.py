@@ -5,7 +5,7 @@
 # %% ../../nbs/91_retrieval.store.ipynb #a547bd13
 from __future__ import annotations
 import hashlib, io, json, os, shutil, sys
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 import numpy as np
 import faiss
@@ -14,9 +14,9 @@ from ..files import atomic_write
 from .sparse import BM25Pages
 
 # %% auto #0
-__all__ = ['STAGE', 'INDEX_FILES', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards', 'pages_hash', 'index_files',
-           'absolute_paths', 'embed_resumable', 'index_lock', 'DamagedIndex', 'sha256_file', 'file_records',
-           'check_files', 'reading', 'readable_image', 'check_images']
+__all__ = ['STAGE', 'INDEX_FILES', 'HASH_ON_LOAD', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards', 'pages_hash',
+           'index_files', 'absolute_paths', 'embed_resumable', 'index_lock', 'DamagedIndex', 'sha256_file',
+           'file_records', 'check_files', 'reading', 'readable_image', 'check_images', 'hash_on_load', 'check_hashes']
 
 # %% ../../nbs/91_retrieval.store.ipynb #446eae40
 STAGE = '.staging'
@@ -173,11 +173,11 @@ class DamagedIndex(ValueError):
                          f"{self.path}` checks every file; rebuild it with `vrag_index <documents> --out {self.path}`")
 
 # %% ../../nbs/91_retrieval.store.ipynb #stint03
-def sha256_file(f: Path, # a file
+def sha256_file(f, # a file's path, or a file open for reading bytes (read from where it stands to its end)
                ) -> str: # 64 hex digits
     "The SHA-256 of a file, read 1 MiB at a time."
     h = hashlib.sha256()
-    with open(f, 'rb') as fh:
+    with open(f, 'rb') if isinstance(f, (str, os.PathLike)) else nullcontext(f) as fh:
         for block in iter(lambda: fh.read(1 << 20), b''): h.update(block)
     return h.hexdigest()
 
@@ -239,3 +239,29 @@ def check_images(path: Path, # the index dir
     if bad := [p.image for p in pages if not readable_image(p.image, decode=True)]:
         raise DamagedIndex(path, os.path.relpath(bad[0], Path(path).resolve()),
                            f'missing or not an image ({len(bad)} of {len(pages)} page images)')
+
+# %% ../../nbs/91_retrieval.store.ipynb #stint11
+HASH_ON_LOAD = 256 << 20  # bytes: index files up to this size in all have their SHA-256 compared at each load
+
+def hash_on_load(meta: dict, # an index's meta.json
+                ) -> bool:
+    "Whether the files meta.json records are cheap to hash at each load: `HASH_ON_LOAD` bytes or fewer in all."
+    return sum(rec['size'] for rec in (meta.get('files') or {}).values()) <= HASH_ON_LOAD
+
+def check_hashes(path: Path, # the index dir
+                 meta: dict, # the meta.json an index was loaded with
+                ) -> list[str] | None: # the recorded files whose bytes differ or that are gone; None: the dir changed
+    """Compare the SHA-256 of the files meta.json records, opened under the dir's lock and read outside it; None when
+    the dir's meta.json is no longer `meta` (another commit: check the index loaded from it instead)."""
+    recs, handles = meta.get('files') or {}, {}
+    with index_lock(path, quiet_for=5) if os.access(path, os.W_OK) else nullcontext():
+        try: now = json.loads((path/'meta.json').read_text()).get('files') or {}
+        except (OSError, ValueError): return None
+        if now != recs: return None
+        for name in recs:
+            try: handles[name] = open(path/name, 'rb')
+            except OSError: handles[name] = None
+    try: return [name for name, fh in handles.items() if fh is None or sha256_file(fh) != recs[name]['sha256']]
+    finally:
+        for fh in handles.values():
+            if fh: fh.close()
