@@ -42,7 +42,8 @@ def next_messages(self: Episode) -> list[dict]:
 
 # %% ../../nbs/33_agent.loop.ipynb #7e3021b0
 @patch
-def _emit(self: Episode, ev): self.events.append(ev); return ev
+def _emit(self: Episode, ev):
+    self.events.append(ev); return ev
 
 # %% ../../nbs/33_agent.loop.ipynb #73408694
 @patch
@@ -78,7 +79,8 @@ def observe(self: Episode,
     a = self.agent
     if act.kind == 'search':
         if len(act.content) > MAX_QUERY_CHARS:
-            raise ValueError(f'the search query has {len(act.content):,} characters; the limit is {MAX_QUERY_CHARS:,}')
+            raise ValueError(
+                f'the search query has {len(act.content):,} characters; the limit is {MAX_QUERY_CHARS:,}')
         hits = a.search(act.content, top_k=len(self.seen) + 1)
         hit = next((h for h in hits if h.page.pid not in self.seen), None)
         if hit is None:
@@ -86,14 +88,18 @@ def observe(self: Episode,
                 f'no page left that you have not seen for {act.content!r}: search something else or answer')
         self.seen.append(hit.page.pid)
         view = page_view(hit.page, a.min_pixels, a.max_pixels)
-        evs = [{'event': 'search', 'query': act.content}, {'event': 'search_image', 'doc': hit.page.doc,
-               'page': hit.page.page, 'score': hit.score, 'view': view.to_dict()}]
+        evs = [{'event': 'search', 'query': act.content}, {
+            'event': 'search_image', 'doc': hit.page.doc, 'page': hit.page.page, 'score': hit.score,
+            'view': view.to_dict()
+        }]
     else:
         if not a.allow_crop: raise ValueError('cropping is off in this run: search or answer')
         if not self.views: raise ValueError('there is no image to crop yet: search first')
         view = crop_view(self.views[-1], act.content, a.pad, a.min_pixels, a.max_pixels)
-        evs = [{'event': 'crop', 'bbox': act.content, 'source': self.views[-1].to_dict(), 'region': list(view.region),
-                'view': view.to_dict()}]
+        evs = [{
+            'event': 'crop', 'bbox': act.content, 'source': self.views[-1].to_dict(), 'region': list(view.region),
+            'view': view.to_dict()
+        }]
     self.views.append(view)
     self.messages.append({'role': 'user', 'content': [{'type': 'image', 'view': view.to_dict()}]})
     return evs

@@ -70,7 +70,9 @@ def compute_context(
     """Mixed precision for a policy with fp32 master weights: autocast to its compute dtype (bf16) on its device; a
     no-op otherwise."""
     dt = getattr(model, 'vrag_compute_dtype', None)
-    return torch.autocast(next(model.parameters()).device.type, dt) if dt is not None else contextlib.nullcontext()
+    return (
+        torch.autocast(next(model.parameters()).device.type, dtype=dt) if dt is not None else contextlib.nullcontext()
+    )
 
 # %% ../../nbs/66_rl.rollout.ipynb #rolpb01
 def _prompt_batch(model, codec: ChatCodec, rows: list) -> tuple:
@@ -206,8 +208,9 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
         texts = page_text if page_text is not None else {p.pid: p.text for p in pages}
         for x, sign in zip(runs, advantage_signs([x['r'].reward for x in runs], [x['r'].group for x in runs])):
             turns, graph, retrieved = vrag_turns(x['r'].trajectory, texts, gold_pages(x['ex']))
-            x['r'].pruned = prune_mask(turns, sign, answer_path(graph),
-                                       valuable_retrievals(retrieved, gold_pages(x['ex'])))
+            x['r'].pruned = prune_mask(
+                turns, sign, answer_path(graph), valuable_retrievals(retrieved, gold_pages(x['ex']))
+            )
     return [x['r'] for x in runs]
 
 # %% ../../nbs/66_rl.rollout.ipynb #bbbc7d10

@@ -28,7 +28,8 @@ VOCAB = 40
 ACTIONS = [SEARCH, CROP, ANSWER, JUNK]
 STOP = set(
     'a an the of in on at to for by with from and or is are was were be what which who whom how does do did it its '
-    'this that these those as into than'.split())
+    'this that these those as into than'.split()
+)
 
 def query_recipe(question: str, # the question
                  k: int, # recipe 0..7

@@ -50,7 +50,8 @@ def _summary(rows) -> dict:
         images=float(np.mean([len(r.images) for r in rows])),
         turns=float(np.mean([max(r.turns, default=-1) + 1 for r in rows])),
         response_tokens=float(np.mean([sum(r.mask) for r in rows])),
-        pruned=float(np.mean([x for r in rows for x in r.pruned] or [0.0])))
+        pruned=float(np.mean([x for r in rows for x in r.pruned] or [0.0])),
+    )
 
 # %% ../../nbs/68_rl.trainer.ipynb #5551b73c
 def _trainable(model) -> dict:
@@ -299,7 +300,8 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
             'phase': 'grpo', 'step': step, **_summary(rows), **m, **work, 'seconds_rollout': round(t1 - t0, 3),
             'generated_tokens': tokens, 'tokens_per_second': round(tokens / max(t1 - t0, 1e-9), 1),
             'trainable_params': sum(p.numel() for p in params), 'seconds': round(time.perf_counter() - t0, 3),
-            'peak_gib': round(torch.cuda.max_memory_allocated() / 2**30, 2) if params[0].is_cuda else None})
+            'peak_gib': round(torch.cuda.max_memory_allocated() / 2**30, 2) if params[0].is_cuda else None
+        })
         if step % c.ckpt_every and step != c.steps: continue
         _save(dict(step=step, trainable=_trainable(model), opt=opt.state_dict(), config=asdict(c)), ckpt)
     if evaluate and start < c.steps: emit(dict(phase='eval', stage='final', step=c.steps, **evaluate(model, 'final')))

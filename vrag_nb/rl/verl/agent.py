@@ -130,7 +130,8 @@ async def _play(self: VRAGAgentLoop, ep, iid, sampling_params, gt):
         t0 = time.perf_counter()
         o = await self.server_manager.generate(
             request_id=iid, prompt_ids=ids, image_data=list(images) or None, sampling_params={
-                **sampling_params, 'max_tokens': min(self.response_length - len(mask), self.turn_tokens or 10**9)})
+                **sampling_params, 'max_tokens': min(self.response_length - len(mask), self.turn_tokens or 10**9)
+            })
         t_gen += time.perf_counter() - t0
         mr, mask, new_lps = await self.ct_merge_assistant_token(ids, o.token_ids, mask, lps if
                                                                 (lps or o.log_probs) else None,
@@ -151,8 +152,10 @@ async def _finish(self: VRAGAgentLoop, ep, ids, n_prompt, mask, lps, turn_ids, i
     "Score the episode, prune GGPO's turns from the mask, and pack verl's output."
     from vrag_nb.eval.rewards import score, answer_text, judge_for
     traj, R, s, pruned, model_mask = ep.trajectory(), self.response_length, None, [], list(mask)
-    extra = {'turn_ids': turn_ids[:R], 'model_mask': model_mask[:R], 'retrieved': traj['retrieved'],
-             'answer': answer_text(traj)}
+    extra = {
+        'turn_ids': turn_ids[:R], 'model_mask': model_mask[:R], 'retrieved': traj['retrieved'],
+        'answer': answer_text(traj)
+    }
     if gt:
         s = await asyncio.get_running_loop().run_in_executor(
             None, lambda: score(traj, gt['answer'], list(gt['gold_pages']), judge_for(self.judge), self.preset))
