@@ -22,7 +22,8 @@ is the first --kl_pilot_steps steps of GRPO seed 0's run. --kl_coef skips the ch
 Then GRPO and GGPO, --steps steps each, for each of --seeds, with a greedy evaluation (`rl.learn.evaluate_policy`) of
 the cold start and every --eval_every steps: on both held-out sets (data/qa_rdocs.json over data/pdfs_rdocs,
 data/qa_unseen.json over data/pdfs_unseen) and on the 64 training probes (data/qa_train.json's `probe` questions). The
-judge is the offline stand-in, `ANLSJudge(contains=True)` (an answer holding the reference counts).
+judge is the offline stand-in, `ANLSJudge(contains=True)` (an answer holding the reference counts). The untrained
+SmolLM2 is evaluated the same way once (--before 1).
 
 A run spans sessions: each evaluation is appended to --out/evals_<run>.jsonl as soon as it is made (every set's means
 and each question's r_ans), each run's checkpoint is kept in --work after every step (`train_policy` resumes from it),
@@ -103,6 +104,7 @@ def main():
     ap.add_argument('--response_length', type=int, default=1024)
     ap.add_argument('--obs_chars', type=int, default=1000, help="characters of a view the policy reads")
     ap.add_argument('--device', default='cpu', help="'cuda' on a GPU")
+    ap.add_argument('--before', type=int, default=1, help='1: also evaluate the untrained SmolLM2 (once)')
     ap.add_argument('--report', action='store_true', help='train nothing: write the summary of what is recorded')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
     ap.add_argument('--profile', action='store_true',
@@ -169,11 +171,11 @@ def main():
     def record(name, row):
         with open(out/f'evals_{name}.jsonl', 'a') as f: f.write(json.dumps(dict(row, settings=same)) + '\n')
 
-    def cold_eval(sets_name, sets):
-        "The cold start's evaluation on `sets` (made once, kept in evals_cold_start_<sets_name>.jsonl)."
-        name = f'cold_start_{sets_name}'
+    def cold_eval(sets_name, sets, policy=None, stage='cold_start'):
+        "A fixed policy's evaluation on `sets` (made once, kept in evals_<stage>_<sets_name>.jsonl)."
+        name = f'{stage}_{sets_name}'
         if not (rows := recorded(name)):
-            model, tok, _ = load_policy(a.cold_start, device=a.device, dtype='float32')
+            model, tok, _ = load_policy(policy or a.cold_start, device=a.device, dtype='float32')
             t = time.time(); res, per, shown = evaluate(model, tok, sets)
             record(name, dict(step=0, sets=res, per_question=per, trajectories=shown, seconds=round(time.time() - t)))
             log(name, json.dumps(res)); rows = recorded(name)
@@ -204,6 +206,7 @@ def main():
         if kl is None:  # chosen on the validation questions
             kl = choose_kl(a, out, cold_eval('val', {'val': (train_idx, val_qa)}), run, train_idx, val_qa, log)
         cold_eval('eval', eval_sets)
+        if a.before: cold_eval('eval', eval_sets, smollm2_dir(), 'before')  # the untrained model
         for seed in a.seeds:
             for algo in a.algos.split(','):
                 name = f'{algo}_seed{seed}'
@@ -238,6 +241,7 @@ def report(a, out: Path, log):
     cold = ev('cold_start_eval')
     if not cold: return log('no cold-start evaluation recorded yet')
     cold = cold[0]
+    before = ev('before_eval')
     stage = lambda r: {'heldout': {k: r['sets'][k] for k in HELD}, 'train': r['sets']['train']}
     by_seed, curves, gains = {}, {}, {}
     for seed in a.seeds:
@@ -246,7 +250,8 @@ def report(a, out: Path, log):
             curves[algo, seed] = [cold] + rows
             if not rows: continue
             last = rows[-1]
-            by_seed.setdefault(str(seed), {})[algo] = {'cold_start': stage(cold),
+            by_seed.setdefault(str(seed), {})[algo] = {**({'before': stage(before[0])} if before else {}),
+                                                      'cold_start': stage(cold),
                                                       'after': dict(stage(last), step=last['step'])}
             # each held-out question's r_ans after RL minus at the cold start
             gains.setdefault(algo, []).append(np.array([last['per_question'][k][u] - cold['per_question'][k][u]
