@@ -202,8 +202,10 @@ def cut_reply(text: str, # a model's reply
 # %% ../nbs/02_core.ipynb #e9a7bb0b
 class Reply(str):
     """A model's reply text that also says why it ended (an OpenAI-style `finish_reason`: 'stop', 'length'; 'budget'
-    when the agent stopped reading)."""
+    when the agent stopped reading) and, where the endpoint reported it, what the call cost in tokens."""
     def __new__(cls, text: str, # the reply
                 finish_reason: str | None = None, # why it ended; None: not known
+                # the endpoint's token counts, {'prompt_tokens': int, 'completion_tokens': int}; None: not reported
+                usage: dict | None = None,
                ):
-        r = super().__new__(cls, text); r.finish_reason = finish_reason; return r
+        r = super().__new__(cls, text); r.finish_reason, r.usage = finish_reason, usage; return r

@@ -135,7 +135,9 @@ class StubEndpoint:
     def __init__(self,
                  # per request, in order: a reply text, or ('status', code[, retry-after s]), ('hang', s),
                  # ('drip', s between chunks), ('reset',) mid-body, ('no_choices',), ('empty_choices',),
-                 # ('tool_calls', [{'name', 'arguments'}]); when it runs out, the last step repeats
+                 # ('tool_calls', [{'name', 'arguments'}]), ('usage', text, prompt_tokens, completion_tokens) (a reply
+                 # with its token counts: in a stream, a last chunk without choices); when it runs out, the last step
+                 # repeats
                  script: list):
         self.script, self.requests, stub = list(script), [], self
         class Handler(BaseHTTPRequestHandler):
@@ -182,14 +184,19 @@ def _play(h: BaseHTTPRequestHandler, step: tuple, body: dict):
     if kind in ('no_choices', 'empty_choices'):
         data = head | ({'choices': []} if kind == 'empty_choices' else {})
         return sse([data, data]) if body.get('stream') else send(200, json.dumps(data).encode())
+    usage = {}
+    if kind == 'usage':
+        kind, args, (p, c) = 'reply', args[:1], args[1:]
+        usage = {'usage': {'prompt_tokens': p, 'completion_tokens': c, 'total_tokens': p + c}}
     calls = [{'id': f'call_{i}', 'type': 'function',
               'function': {'name': c['name'], 'arguments': json.dumps(c['arguments'])}}
              for i, c in enumerate(args[0])] if kind == 'tool_calls' else []
     msg = {'role': 'assistant', **({'content': None, 'tool_calls': calls} if calls else {'content': args[0]})}
     if not body.get('stream'):
-        return send(200, json.dumps({**head, 'object': 'chat.completion',
+        return send(200, json.dumps({**head, 'object': 'chat.completion', **usage,
                                      'choices': [{'index': 0, 'finish_reason': 'stop', 'message': msg}]}).encode())
-    sse(_tool_call_chunks(calls, chunk) if calls else [chunk(msg), chunk({}, 'stop')])
+    last = [{**head, 'object': 'chat.completion.chunk', 'choices': [], **usage}] if usage else []
+    sse((_tool_call_chunks(calls, chunk) if calls else [chunk(msg), chunk({}, 'stop')]) + last)
 
 # %% ../../nbs/92_agent.endpoint.ipynb #epx14b
 def _tool_call_chunks(calls: list[dict], chunk) -> list[dict]:

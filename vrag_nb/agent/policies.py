@@ -109,11 +109,19 @@ class OpenAIPolicy:
         self.kwargs.update(extra)
 
 # %% ../../nbs/35_agent.policies.ipynb #6fbf513f
+def _usage(r) -> dict | None:
+    "An OpenAI response's (or stream chunk's) token counts: {'prompt_tokens', 'completion_tokens'}; None when absent."
+    u = getattr(r, 'usage', None)
+    if u is None: return None
+    get = lambda k: u.get(k) if isinstance(u, dict) else getattr(u, k, None)
+    n = {k: get(k) for k in ('prompt_tokens', 'completion_tokens')}
+    return n if all(isinstance(v, int) for v in n.values()) else None
+
 @patch
 def __call__(self: OpenAIPolicy, messages: list[dict], # agent messages (33_agent.loop)
             ) -> Reply:
     """Send the conversation and return the reply text (reasoning sent apart put back inside `<think>`, structured tool
-    calls as `<tool_call>` text) with the endpoint's `finish_reason`; raises `PolicyError`."""
+    calls as `<tool_call>` text) with the endpoint's `finish_reason` and `usage`; raises `PolicyError`."""
     msgs = to_openai_messages(messages, self.views_as, self.system)
     create = lambda: self.client.chat.completions.create(model=self.model, messages=msgs, **self.kwargs)
     with _plain_errors(self): r = call_with_deadline(create, self.timeout, self.max_retries)
@@ -121,7 +129,7 @@ def __call__(self: OpenAIPolicy, messages: list[dict], # agent messages (33_agen
         raise PolicyError(f'{_where(self)}: the reply has no choices (is this a chat-completions endpoint?)')
     c = r.choices[0]
     text = (c.message.content or '') + tool_calls_text(getattr(c.message, 'tool_calls', None))
-    return Reply(_with_reasoning(_reasoning(c.message), text), c.finish_reason)
+    return Reply(_with_reasoning(_reasoning(c.message), text), c.finish_reason, _usage(r))
 
 # %% ../../nbs/35_agent.policies.ipynb #433bced9
 @patch
@@ -129,11 +137,12 @@ def stream(self: OpenAIPolicy, messages: list[dict], # agent messages (33_agent.
           ) -> Iterator[dict]: # {'kind': 'think' | 'content', 'text': ...} deltas; returns the whole reply
     """Stream the reply as think/content deltas as they arrive (structured tool calls, sent in pieces, come whole at the
     end); the generator's return value is the whole reply (a `Reply`); closing it closes the connection."""
-    splitter, reasoning, content, finish, calls, seen = ThinkSplitter(), [], [], None, {}, 0
+    splitter, reasoning, content, finish, calls, seen, usage = ThinkSplitter(), [], [], None, {}, 0, None
     msgs = to_openai_messages(messages, self.views_as, self.system)
     create = lambda: self.client.chat.completions.create(model=self.model, messages=msgs, stream=True, **self.kwargs)
     with _plain_errors(self), call_with_deadline(create, self.timeout, self.max_retries) as s:
         for chunk in s:
+            usage = _usage(chunk) or usage  # sent in a last chunk without choices, where the server does
             if not getattr(chunk, 'choices', None): continue
             d, finish, seen = chunk.choices[0].delta, chunk.choices[0].finish_reason or finish, seen + 1
             if r := _reasoning(d): reasoning.append(r); yield {'kind': 'think', 'text': r}
@@ -148,7 +157,7 @@ def stream(self: OpenAIPolicy, messages: list[dict], # agent messages (33_agent.
     if calls:
         content.append(text := tool_calls_text([calls[i] for i in sorted(calls)]))
         yield {'kind': 'content', 'text': text}
-    return Reply(_with_reasoning(''.join(reasoning), ''.join(content)), finish)
+    return Reply(_with_reasoning(''.join(reasoning), ''.join(content)), finish, usage)
 
 # %% ../../nbs/35_agent.policies.ipynb #be06c16b
 @patch

@@ -53,12 +53,19 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
     print(f"{len(exs)} questions · policy: {policy_name} · prompt: {preset} · judge: {res['judge']}")
     cols = ('accuracy', 'anls', 'em', 'f1', 'mean_steps', 'invalid_rate', 'finish_rate')
     print(f"{'mode':8s} {'questions':14s} " + ' '.join(f'{h:>7s}' for h in ('acc', 'anls', 'em', 'f1', 'steps',
-                                                                                'invalid', 'finish', 'n')))
+                                                                                'invalid', 'finish', 'n'))
+          + '  acc 90% interval   s/query')
     for m, r in res['modes'].items():  # all, then by query type, then by source type (VRAG-RL Table 1's columns)
         by_source = [('src:' + s, x) for s, x in r['by_source'].items()]
         for name, x in [('all', r['all']), *r['by_type'].items(), *by_source]:
             if not x.get('n'): print(f'{m:8s} {name:14s} no scored questions (see the failures below)'); continue
-            print(f'{m:8s} {name:14s} ' + ' '.join(f'{x[k]:7.3f}' for k in cols) + f" {x['n']:7d}")
+            lo, hi = x['accuracy_ci90']
+            sq = f"{x['seconds_per_query']:9.2f}" if 'seconds_per_query' in x else ' ' * 9
+            print(f'{m:8s} {name:14s} ' + ' '.join(f'{x[k]:7.3f}' for k in cols) + f" {x['n']:7d}"
+                  + f'  [{lo:.3f}, {hi:.3f}]  {sq}')
+    for pair, d in res.get('paired', {}).items():  # the same questions, compared question by question
+        if d.get('n'): print(f"accuracy {pair}: {d['diff']:+.3f} on {d['n']} questions, 90% interval "
+                             f"[{d['ci90'][0]:+.3f}, {d['ci90'][1]:+.3f}] (paired bootstrap)")
     if res['failed']:
         print(f"{len(res['failed'])} question runs failed and were skipped (run again to retry): {res['failed'][0]}",
               file=sys.stderr)

@@ -4,16 +4,17 @@
 
 # %% ../../nbs/54_eval.agents.ipynb #369d2d0f
 from __future__ import annotations
-import csv, hashlib, io, json, os, re, sys, threading, time
+import csv, hashlib, io, json, math, os, re, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from pathlib import Path
+import numpy as np
 from tqdm.auto import tqdm
 from ..files import atomic_write
 from .rewards import ANLSJudge
 from .runs import MODES, make_policy, run_question, score_row
 
 # %% auto #0
-__all__ = ['COLUMNS', 'summarize', 'evaluate_agent', 'write_results']
+__all__ = ['Z90', 'COST', 'COLUMNS', 'wilson', 'paired_diff', 'summarize', 'evaluate_agent', 'write_results', 'table1']
 
 # %% ../../nbs/54_eval.agents.ipynb #23880010
 def _load_rows(path: Path, key: str) -> dict:
@@ -24,18 +25,51 @@ def _load_rows(path: Path, key: str) -> dict:
     rows = (json.loads(l) for l in data.decode().splitlines() if l.strip())
     return {r['uid']: r for r in rows if r.get('key') == key}
 
+# %% ../../nbs/54_eval.agents.ipynb #ivl02
+Z90 = 1.6448536269514722  # the standard normal's 95th percentile: a two-sided 90 % interval
+
+def wilson(k: int, # successes (right answers)
+           n: int, # trials (questions)
+           z: float = Z90, # the normal quantile (two-sided 90 % by default)
+          ) -> tuple[float, float]: # (low, high) in [0, 1]; (0.0, 1.0) when n is 0
+    "Wilson's score interval for a proportion k / n (Wilson 1927; Brown, Cai & DasGupta 2001, eq. 4)."
+    if n == 0: return (0.0, 1.0)
+    p, d = k / n, 1 + z * z / n
+    centre, half = (p + z * z / (2 * n)) / d, z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
+
+def paired_diff(a: dict, # uid -> a score of baseline A (e.g. 1.0 right, 0.0 wrong)
+                b: dict, # uid -> the same score of baseline B
+                n_boot: int = 4000, # bootstrap resamples
+                seed: int = 0, # the resampling's seed (the interval is reproducible)
+               ) -> dict: # n (questions both have), diff (mean of A - B), ci90 [low, high]
+    "The mean per-question difference A - B over the questions both answered, with a 90 % paired bootstrap interval."
+    uids = sorted(set(a) & set(b))
+    d = np.array([float(a[u]) - float(b[u]) for u in uids])
+    if not len(d): return dict(n=0)
+    means = d[np.random.default_rng(seed).integers(0, len(d), (n_boot, len(d)))].mean(1)
+    return dict(n=len(d), diff=round(float(d.mean()), 4),
+                ci90=[round(float(np.quantile(means, 0.05)), 4), round(float(np.quantile(means, 0.95)), 4)])
+
 # %% ../../nbs/54_eval.agents.ipynb #5a608f1e
+COST = ('seconds', 'prompt_tokens', 'completion_tokens', 'images_sent', 'image_pixels_sent')  # per question
+
 def summarize(rows: list[dict], # result rows of one baseline
-             # n, accuracy, anls, em, f1, mean_steps, invalid_rate, finish_rate, ndcg; crop_hit where rows have one
+             # n, accuracy (+ accuracy_ci90, Wilson), anls, em, f1, mean_steps, invalid_rate, finish_rate, ndcg;
+             # crop_hit where rows have one; each `COST` column's mean, p50, p90 and seconds_per_query; tokens_from;
+             # hops (first_search_gold, gold_found; *_multi over questions with several gold pages); judge_calls and
+             # judge_seconds
              ) -> dict:
     """Aggregate rows: means per question; the invalid-action rate is invalid actions over model calls (VRAG-RL);
-    crop_hit over the rows with evidence strings."""
+    crop_hit over the rows with evidence strings; costs over the rows that recorded them (older caches did not)."""
     n = len(rows)
     if n == 0: return dict(n=0)
-    mean = lambda k: sum(float(r[k]) for r in rows) / n
-    return dict(
+    mean = lambda k, rs=rows: sum(float(r[k]) for r in rs) / len(rs)
+    right = sum(bool(r['correct']) for r in rows)
+    out = dict(
         n=n,
-        accuracy=mean('correct'),
+        accuracy=right / n,
+        accuracy_ci90=list(wilson(right, n)),
         anls=mean('anls'),
         em=mean('em'),
         f1=mean('f1'),
@@ -43,12 +77,25 @@ def summarize(rows: list[dict], # result rows of one baseline
         invalid_rate=sum(r['invalid'] for r in rows) / max(sum(r['steps'] for r in rows), 1),
         finish_rate=mean('finished'),
         ndcg=mean('ndcg'),
-        **(
-            {'crop_hit': sum(hits) / len(hits)}
-            if (hits := [r['crop_hit'] for r in rows if r.get('crop_hit') is not None])
-            else {}
-        ),
     )
+    if hits := [r['crop_hit'] for r in rows if r.get('crop_hit') is not None]: out['crop_hit'] = sum(hits) / len(hits)
+    for k in COST:
+        if v := [float(r[k]) for r in rows if r.get(k) is not None]:
+            out[k] = round(float(np.mean(v)), 3)
+            out[f'{k}_p50'], out[f'{k}_p90'] = (round(float(np.percentile(v, q)), 3) for q in (50, 90))
+    if 'seconds' in out: out['seconds_per_query'] = out['seconds']
+    if src := {r['tokens_from'] for r in rows if r.get('tokens_from')}: out['tokens_from'] = '+'.join(sorted(src))
+    hop = [r for r in rows if r.get('gold_found') is not None]
+    multi = [r for r in hop if r.get('n_gold', 1) > 1]
+    for tag, rs in (('', hop), ('_multi', multi)):
+        if rs:
+            out[f'first_search_gold{tag}'] = mean('first_search_gold', rs)
+            out[f'gold_found{tag}'] = mean('gold_found', rs)
+            out[f'n{tag or "_hops"}'] = len(rs)
+    if any('judge_calls' in r for r in rows):
+        out['judge_calls'] = sum(r.get('judge_calls', 0) for r in rows)
+        out['judge_seconds'] = round(sum(r.get('judge_seconds', 0.0) for r in rows), 3)
+    return out
 
 # %% ../../nbs/54_eval.agents.ipynb #2865b28d
 class _Stoppable:
@@ -131,7 +178,9 @@ def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not
             traj = {**run_question(index, e['query'], mode, policy, max_steps, preset), 'run_key': run_key}
             save_trajectory(traj, path)  # finished or not: what the model did, to read
         if not traj['finished']: raise _Unfinished(traj['error'])
-        return {**score_row(traj, e, judge, pages), 'seconds': round(time.time() - t0, 3), 'key': key}
+        t1 = time.time(); row = score_row(traj, e, judge, pages)  # the judge's call, counted apart from the run's
+        row.setdefault('seconds', round(t1 - t0, 3))  # a trajectory saved before runs were metered: the replay's
+        return {**row, 'judge_calls': int(bool(row['answer'])), 'judge_seconds': round(time.time() - t1, 3), 'key': key}
     def record(fut, e):
         x = None if fut.cancelled() else fut.exception()
         if fut.cancelled(): err = 'interrupted (Ctrl-C) before it started'
@@ -169,7 +218,8 @@ def evaluate_agent(index, # a `PageIndex`
                    # the VRAG texts: 'vrag_nb', or 'vrag-rl' for the reference's checkpoint (`agent.grammar.PRESETS`)
                    preset: str = 'vrag_nb',
                   # {'judge', 'policy', 'prompt', 'modes': {mode: {'all': summary, 'by_type': {query_type: summary},
-                  # 'by_source': {source_type: summary}}}, 'failed': [...], 'interrupted'}
+                  # 'by_source': {source_type: summary}}}, 'paired': {'A - B': `paired_diff` of accuracy},
+                  # 'failed': [...], 'interrupted'}
                   ) -> dict:
     """Run the baselines over the examples, resumably; write each run's trajectory, results.json, results.csv and
     results.png to `out_dir`; on Ctrl-C, save what is done and raise `KeyboardInterrupt`."""
@@ -198,34 +248,82 @@ def evaluate_agent(index, # a `PageIndex`
     for mode, rows in all_rows.items():
         res['modes'][mode] = {'all': summarize(rows), 'by_type': by(rows, 'query_type'),
                               'by_source': by(rows, 'source_type')}
+    right = {m: {r['uid']: r['correct'] for r in rows} for m, rows in all_rows.items()}
+    res['paired'] = {f'{a} - {b}': paired_diff(right[a], right[b])  # accuracy differences on the same questions
+                     for i, a in enumerate(all_rows) for b in list(all_rows)[i + 1:]}
     write_results(res, out_dir)
     if stop.is_set(): raise KeyboardInterrupt(f'evaluation interrupted: results so far in {out_dir}')
     return res
 
 # %% ../../nbs/54_eval.agents.ipynb #4d843737
-COLUMNS = ('n', 'accuracy', 'anls', 'em', 'f1', 'mean_steps', 'invalid_rate', 'finish_rate', 'ndcg')
+COLUMNS = ('n', 'accuracy', 'accuracy_lo', 'accuracy_hi', 'anls', 'em', 'f1', 'mean_steps', 'invalid_rate',
+           'finish_rate', 'ndcg', 'first_search_gold', 'gold_found', 'seconds_per_query', 'seconds_p50', 'seconds_p90',
+           'prompt_tokens', 'prompt_tokens_p50', 'prompt_tokens_p90', 'completion_tokens', 'images_sent',
+           'image_pixels_sent', 'tokens_from')
+
+def _cell(s: dict, c: str): # a summary, a column of `COLUMNS`
+    "A summary's value for a CSV column: numbers rounded, the interval's ends, '' where it was not measured."
+    lo, hi = s.get('accuracy_ci90') or (None, None)
+    v = dict(s, accuracy_lo=lo, accuracy_hi=hi).get(c)
+    return '' if v is None else round(v, 4) if isinstance(v, float) else v
+
+def _plot(res: dict, path: Path):
+    "results.png: accuracy per question type with n and 90 % intervals; accuracy against seconds per query."
+    from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
+    modes, types = res['modes'], ['all', *sorted({t for r in res['modes'].values() for t in r['by_type']})]
+    timed = all('seconds_per_query' in r['all'] for r in modes.values()) and modes
+    fig = Figure(figsize=(1.8 + 1.6 * len(types) + (4 if timed else 0), 3.6))
+    axs = fig.subplots(1, 2, width_ratios=[1.8 + 1.6 * len(types), 4]) if timed else [fig.subplots()]
+    width = 0.8 / max(len(modes), 1)
+    for k, (mode, r) in enumerate(modes.items()):
+        s = [r['all'] if t == 'all' else r['by_type'].get(t, {}) for t in types]
+        acc = [x.get('accuracy', 0) for x in s]
+        err = [[a - x.get('accuracy_ci90', [a, a])[0] for a, x in zip(acc, s)],
+               [x.get('accuracy_ci90', [a, a])[1] - a for a, x in zip(acc, s)]]
+        axs[0].bar([i + k * width for i in range(len(types))], acc, width, yerr=err, capsize=2, label=mode)
+        if timed:
+            a = r['all']; lo, hi = a['accuracy_ci90']
+            axs[1].errorbar(a['seconds_per_query'], a['accuracy'], yerr=[[a['accuracy'] - lo], [hi - a['accuracy']]],
+                            fmt='o', capsize=3, label=mode)
+    n = lambda t: (next(iter(modes.values()))['all'] if t == 'all' else
+                   next(iter(modes.values()))['by_type'].get(t, {})).get('n', 0)
+    axs[0].set_xticks([i + width * (len(modes) - 1) / 2 for i in range(len(types))], [f'{t}\nn={n(t)}' for t in types])
+    axs[0].set_ylim(0, 1); axs[0].set_ylabel('accuracy (90 % Wilson interval)'); axs[0].legend(fontsize=7, ncol=2)
+    axs[0].set_title(f"policy: {res['policy']} · judge: {res['judge']}", fontsize=8)
+    if timed:
+        axs[1].set_xlabel('seconds per query (mean)'); axs[1].set_ylim(0, 1); axs[1].legend(fontsize=7)
+        axs[1].set_title('accuracy against cost', fontsize=8)
+    fig.tight_layout(); fig.savefig(path, dpi=100)
 
 def write_results(res: dict, # from `evaluate_agent`
                   out_dir: str | Path, # destination folder
                  ) -> Path: # the folder
-    "Write results.json, results.csv and a grouped bar plot results.png."
-    from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
+    "Write results.json, results.csv (`COLUMNS` per baseline and type) and results.png (`_plot`)."
     out_dir = Path(out_dir)
     atomic_write(out_dir/'results.json', json.dumps(res, indent=1, ensure_ascii=False))
     buf = io.StringIO(); w = csv.writer(buf); w.writerow(['mode', 'query_type', 'source_type', *COLUMNS])
     for mode, r in res['modes'].items():
         groups = [('all', 'all', r['all']), *[(t, 'all', s) for t, s in r['by_type'].items()],
                   *[('all', t, s) for t, s in r.get('by_source', {}).items()]]
-        for q, src, s in groups: w.writerow([mode, q, src, *[round(s.get(c, 0), 4) for c in COLUMNS]])
+        for q, src, s in groups: w.writerow([mode, q, src, *[_cell(s, c) for c in COLUMNS]])
     atomic_write(out_dir/'results.csv', buf.getvalue())
-    types = ['all', *sorted({t for r in res['modes'].values() for t in r['by_type']})]
-    fig = Figure(figsize=(1.8 + 1.6 * len(types), 3.4)); ax = fig.subplots()
-    width = 0.8 / max(len(res['modes']), 1)
-    for k, (mode, r) in enumerate(res['modes'].items()):
-        vals = [(r['all'] if t == 'all' else r['by_type'].get(t, {})).get('accuracy', 0) for t in types]
-        ax.bar([i + k * width for i in range(len(types))], vals, width, label=mode)
-    ax.set_xticks([i + width * (len(res['modes']) - 1) / 2 for i in range(len(types))], types)
-    ax.set_ylim(0, 1); ax.set_ylabel('accuracy'); ax.legend(fontsize=8, ncol=2)
-    ax.set_title(f"policy: {res['policy']} · judge: {res['judge']}", fontsize=8)
-    fig.tight_layout(); fig.savefig(out_dir/'results.png', dpi=110)
+    _plot(res, out_dir/'results.png')
     return out_dir
+
+# %% ../../nbs/54_eval.agents.ipynb #tbl02
+def table1(results: dict, # benchmark name -> `evaluate_agent`'s results (or the path of its results.json)
+           key: str = 'by_type', # the breakdown within a benchmark: 'by_type' (query_type) or 'by_source'
+          ) -> str: # a markdown table: a row per mode; per benchmark, a column per type; then all questions pooled
+    "Accuracy (%) per benchmark and question type, then pooled over all questions, as VRAG-RL's Table 1 lays it out."
+    res = {k: json.loads(Path(v).read_text()) if isinstance(v, (str, Path)) else v for k, v in results.items()}
+    cols = [(b, t) for b, r in res.items() for t in sorted({t for m in r['modes'].values() for t in m[key]})]
+    modes = list(dict.fromkeys(m for r in res.values() for m in r['modes']))
+    pct = lambda s: f"{100 * s['accuracy']:.1f}" if s and s.get('n') else '–'
+    head = ['mode', *[f'{b}: {t}' for b, t in cols], 'all']
+    lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
+    for m in modes:
+        got = [r['modes'][m] for r in res.values() if m in r['modes']]
+        n, right = sum(g['all']['n'] for g in got), sum(g['all']['n'] * g['all']['accuracy'] for g in got)
+        cells = [pct(res[b]['modes'].get(m, {}).get(key, {}).get(t)) for b, t in cols]
+        lines.append('| ' + ' | '.join([m, *cells, f'{100 * right / n:.1f}' if n else '–']) + ' |')
+    return '\n'.join(lines)

@@ -4,11 +4,13 @@
 
 # %% ../../nbs/53_eval.runs.ipynb #ed075236
 from __future__ import annotations
+import time
 from .retrieval import gold_pages
 from .rewards import anls, answer_text, exact_match, ndcg_reward, retrieved_pages, token_f1
 
 # %% auto #0
-__all__ = ['MODES', 'make_policy', 'run_question', 'crop_hit', 'score_row']
+__all__ = ['MODES', 'EST_CHARS_PER_TOKEN', 'IMAGE_TOKEN_PIXELS', 'make_policy', 'sent_size', 'Metered', 'run_question',
+           'hop_stats', 'crop_hit', 'score_row']
 
 # %% ../../nbs/53_eval.runs.ipynb #c6b379ce
 MODES = ('vanilla', 'no_crop', 'crop', 'vimrag')
@@ -39,6 +41,55 @@ def make_policy(index, # a `PageIndex` (its pages and embedder feed the offline 
         return OfflineVimRAGPolicy(index.pages, index.embedder, answerer)
     return OfflinePolicy(index.pages, index.embedder, answerer, crop=mode not in ('vanilla', 'no_crop'))
 
+# %% ../../nbs/53_eval.runs.ipynb #cost02
+EST_CHARS_PER_TOKEN = 4  # characters a token, to estimate text tokens where the endpoint reports none
+IMAGE_TOKEN_PIXELS = 28 * 28  # pixels of the model's view per image token (Qwen2.5-VL, reference.md §3)
+
+def sent_size(messages: list[dict], # agent messages (33_agent.loop): text, or parts of text and image views
+             ) -> tuple[int, int, int]: # (text characters, images, image pixels of the views as the model sees them)
+    "How much a conversation sends to the model: its text's characters, its images and their pixels."
+    chars = images = pixels = 0
+    for m in messages:
+        parts = m['content'] if isinstance(m['content'], list) else [{'type': 'text', 'text': m['content']}]
+        for part in parts:
+            if part.get('type') == 'image':
+                w, h = part['view']['size']; images += 1; pixels += w * h
+            else: chars += len(part.get('text') or '')
+    return chars, images, pixels
+
+# %% ../../nbs/53_eval.runs.ipynb #cost03
+class Metered:
+    """A policy whose calls are timed and counted: tokens from the endpoint's `usage` where the reply carries it, else
+    estimated (`EST_CHARS_PER_TOKEN`, `IMAGE_TOKEN_PIXELS`); one per question (it keeps that question's calls)."""
+    def __init__(self, policy, # messages -> reply (text, or a `Reply` with `usage`)
+                ):
+        self.policy, self.calls, self.max_tokens = policy, [], getattr(policy, 'max_tokens', None)
+
+    def __call__(self, messages: list[dict], # agent messages
+                ):
+        "Call the policy and record the call (a call that raises is recorded with its seconds, then raises)."
+        chars, images, pixels = sent_size(messages)
+        rec, t0 = dict(images=images, image_pixels=pixels), time.perf_counter()
+        try: reply = self.policy(messages)
+        except BaseException: self.calls.append({**rec, 'seconds': time.perf_counter() - t0, 'failed': True}); raise
+        usage = getattr(reply, 'usage', None)
+        est = dict(prompt_tokens=-(-chars // EST_CHARS_PER_TOKEN) + -(-pixels // IMAGE_TOKEN_PIXELS),
+                   completion_tokens=-(-len(str(reply)) // EST_CHARS_PER_TOKEN))
+        self.calls.append({**rec, **(usage or est), 'seconds': time.perf_counter() - t0,
+                           'from': 'usage' if usage else 'estimate'})
+        return reply
+
+    def cost(self) -> dict: # calls, prompt/completion tokens, tokens_from, images/image_pixels sent, model_seconds
+        "What the calls so far cost, summed (`tokens_from`: 'usage', 'estimate', 'mixed', or None with no call)."
+        ok = [c for c in self.calls if not c.get('failed')]
+        src = {c['from'] for c in ok}
+        total = lambda k, cs=ok: sum(c[k] for c in cs)
+        return dict(calls=len(self.calls), prompt_tokens=total('prompt_tokens'),
+                    completion_tokens=total('completion_tokens'),
+                    tokens_from=src.pop() if len(src) == 1 else ('mixed' if src else None),
+                    images_sent=total('images', self.calls), image_pixels_sent=total('image_pixels', self.calls),
+                    model_seconds=round(total('seconds', self.calls), 3))
+
 # %% ../../nbs/53_eval.runs.ipynb #a1055243
 def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
                  question: str, # the question
@@ -47,11 +98,13 @@ def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
                  max_steps: int = 10, # model calls (VRAG: 10, VimRAG: 20 in the reference; one budget here)
                  # the VRAG texts (`agent.grammar.PRESETS`: 'vrag_nb', 'vrag-rl'); VimRAG keeps its tool schema
                  preset: str = 'vrag_nb',
-                ) -> dict: # the trajectory, with 'mode' and 'policy_calls'
-    """Answer one question with one baseline; a run that fails comes back unfinished (`finished` false, the reason in
-    `error`) instead of raising."""
+                ) -> dict: # the trajectory, with 'mode', 'policy_calls' and 'cost' (`Metered.cost`, wall 'seconds')
+    """Answer one question with one baseline, its model calls metered (`Metered`); a run that fails comes back
+    unfinished (`finished` false, the reason in `error`) instead of raising."""
     from vrag_nb.agent.loop import VRAGAgent, policy_failed, stopped_by
     if mode not in MODES: raise ValueError(f'unknown mode {mode!r}: use one of {", ".join(MODES)}')
+    policy, t0 = Metered(policy), time.perf_counter()
+    cost = lambda: {**policy.cost(), 'seconds': round(time.perf_counter() - t0, 3)}
     if mode == 'vanilla':
         ep = VRAGAgent(index, policy, max_steps=2, allow_crop=False, preset=preset).start(question)
         try:
@@ -60,7 +113,7 @@ def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
             except Exception as e: ep.fail(policy_failed(e))
             if not ep.done: ep.act(reply)
         except Exception as e: ep.fail(stopped_by(e))  # a failure outside the policy (the search, a page image)
-        return {**ep.trajectory(), 'mode': mode, 'policy_calls': 1}
+        return {**ep.trajectory(), 'mode': mode, 'policy_calls': 1, 'cost': cost()}
     if mode == 'vimrag':
         from vrag_nb.vimrag.agent import VimRAGAgent
         agent = VimRAGAgent(index, policy, max_steps=max_steps)
@@ -70,7 +123,24 @@ def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
     except Exception: pass  # the agent kept the partial trajectory, unfinished, with the reason
     t = agent.trajectory
     calls = 1 + max((e['step'] for e in t['events'] if 'step' in e), default=-1) if mode == 'vimrag' else t['steps']
-    return {**t, 'mode': mode, 'policy_calls': calls}
+    return {**t, 'mode': mode, 'policy_calls': calls, 'cost': cost()}
+
+# %% ../../nbs/53_eval.runs.ipynb #hop02
+def hop_stats(traj: dict, # a trajectory (its search_image or, VimRAG's, search_done events, in order)
+              example: dict, # the unified-format example (its gold pages: `eval.retrieval.gold_pages`)
+             ) -> dict: # n_gold; gold_found (share of gold pages the searches returned); first_search_gold; search_gold
+    """Per hop: for each search, whether its rank-1 page is a gold page not reached before (`search_gold`, one bool a
+    search); whether the first search's is (`first_search_gold`, VRAG's top-1 hit rate); the gold pages found."""
+    gold, seen, first = gold_pages(example), set(), []
+    for e in traj.get('events', []):
+        if e['event'] == 'search_image': pids = [f"{e['doc']}_{e['page']}"]  # VRAG: the page its search showed
+        elif e['event'] == 'search_done': pids = [f"{r['doc']}_{r['page']}" for r in e['results']]  # VimRAG: ranked
+        else: continue
+        if pids: first.append(pids[0] in gold and pids[0] not in seen)
+        seen.update(pids)
+    first = [bool(x) for x in first]
+    return dict(n_gold=len(gold), gold_found=round(len(gold & seen) / len(gold), 4) if gold else None,
+                first_search_gold=first[0] if first else False, search_gold=first)
 
 # %% ../../nbs/53_eval.runs.ipynb #e7a6bff7
 def crop_hit(traj: dict, # a trajectory (its crop events)
@@ -94,7 +164,7 @@ def score_row(traj: dict, # from `run_question`
               judge, # callable (question, reference, answer) -> bool
               # (doc, page) -> `Page`: the crop baseline's rows get `crop_hit` (see `crop_hit`)
               pages: dict | None = None,
-             ) -> dict: # one result row (JSON-serialisable)
+             ) -> dict: # one result row (JSON-serialisable): scores, hops (`hop_stats`), cost (`Metered.cost`)
     "Score one trajectory against its example; raises the judge's error when it cannot judge."
     ans, ref, events = answer_text(traj), example['reference_answer'], traj.get('events', [])
     retrieved, gold = retrieved_pages(traj), gold_pages(example)
@@ -118,4 +188,6 @@ def score_row(traj: dict, # from `run_question`
         ndcg=ndcg_reward(retrieved, gold),
         crops=len(traj.get('crops') or []),
         crop_hit=crop_hit(traj, example, pages) if pages is not None and traj.get('mode') == 'crop' else None,
+        **{k: v for k, v in hop_stats(traj, example).items() if k != 'search_gold'},
+        **{k: v for k, v in (traj.get('cost') or {}).items() if k != 'calls'},  # `run_question`'s (seconds: the run's)
     )
