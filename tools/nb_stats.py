@@ -2,12 +2,13 @@
 
     .venv/bin/python tools/nb_stats.py            # a summary and the notebooks that need attention
     .venv/bin/python tools/nb_stats.py --json     # the same numbers as JSON
+    .venv/bin/python tools/nb_stats.py --story    # per notebook, the story before `## Tests` (issue 47's targets)
 
 Counts over nbs/*.ipynb: visible code cells (not `#| hide`) with at least one output, notebooks with no output at
 all (a stderr stream alone is not an output), export cells' line counts (median, maximum, how many over 40), stderr
 outputs (by notebook), code lines over 120 characters (in notebooks, and in the generated library).
 """
-import argparse, glob, json, statistics
+import argparse, ast, glob, json, re, statistics
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,10 +51,66 @@ def stats(nbs_dir: Path = ROOT/'nbs', lib_dir: Path = ROOT/'vrag_nb') -> dict:
                 long_lines_notebooks=long_nb, long_lines_library=lib_long, per_notebook=per)
 
 
+def _top_bound(tree) -> set:
+    "Names a cell binds at module level: imports, defs, classes, assignment and loop targets."
+    out = set()
+    for n in tree.body:
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split('.')[0] for a in n.names if a.name != '*'}
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): out.add(n.name)
+        else:
+            for t in ast.walk(n):
+                if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store): out.add(t.id)
+    return out
+
+
+def story(path: Path) -> dict:
+    """The story of one notebook: its visible non-export code cells before the first `## Tests` heading, the asserts in
+    them (lines starting with `assert` or a `test_*(` call) and how many have an output; and, over the whole notebook,
+    the names visible cells use that only a hidden cell defines or imports (the test helpers' star import aside)."""
+    cells = json.loads(path.read_text())['cells']
+    vis = asserts = shown = 0
+    hidden_only, uses, in_story = set(), set(), True
+    for c in cells:
+        s = ''.join(c['source'])
+        if c['cell_type'] == 'markdown':
+            if re.search(r'^## Tests\b', s, re.M): in_story = False
+            continue
+        if c['cell_type'] != 'code': continue
+        d = directives(s)
+        try: tree = ast.parse('\n'.join(l for l in s.splitlines() if not l.lstrip().startswith(('%', '!'))))
+        except SyntaxError: tree = None
+        if 'hide' in d:
+            if tree: hidden_only |= _top_bound(tree)
+            continue
+        if tree:
+            nodes = list(ast.walk(tree))
+            local = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            local |= {n.arg for n in nodes if isinstance(n, ast.arg)}  # a function's own names are no use of them
+            loads = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            uses |= loads & hidden_only - local
+            hidden_only -= _top_bound(tree)
+        if not in_story or d & {'export', 'exporti', 'default_exp'}: continue
+        vis += 1
+        asserts += sum(bool(re.match(r'\s*(assert\b|test_\w*\()', l)) for l in s.splitlines())
+        shown += any(not (o.get('output_type') == 'stream' and o.get('name') == 'stderr') for o in c.get('outputs', []))
+    return dict(visible=vis, asserts=asserts, asserts_per_cell=round(asserts / max(vis, 1), 2),
+                with_output_share=round(shown / max(vis, 1), 2), hidden_names=sorted(uses))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--json', action='store_true', help='print the numbers as JSON')
+    ap.add_argument('--story', action='store_true',
+                    help='per notebook: asserts per visible story cell, share with output, hidden names used')
     a = ap.parse_args()
+    if a.story:
+        print(f"{'notebook':34}{'cells':>6}{'asserts/cell':>13}{'output':>8}  names only a hidden cell defines")
+        for p in sorted((ROOT/'nbs').glob('*.ipynb')):
+            st = story(p)
+            print(f"{p.stem:34}{st['visible']:>6}{st['asserts_per_cell']:>13.2f}{st['with_output_share']:>8.0%}  "
+                  f"{' '.join(st['hidden_names'])}")
+        return
     s = stats()
     if a.json: print(json.dumps(s, indent=1)); return
     print(f"{s['notebooks']} notebooks; visible code cells with an output: "

@@ -9,7 +9,7 @@ import subprocess, sys, time, os
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
-root = Path(__file__).resolve().parent.parent
+root, t_start = Path(__file__).resolve().parent.parent, time.time()
 os.chdir(root)
 bin_ = Path(sys.executable).parent
 problems = []
@@ -59,7 +59,7 @@ base = subprocess.Popen(
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
 # The longest first (over 60 s each on two cores), so that the two workers finish together instead of one running a long
 # notebook alone at the end; the rest in file order. A name not found is ignored, a notebook not named runs in its turn.
-LONGEST = ['81_cli.agent', '68_rl.trainer', '66_rl.rollout', '18_retrieval.index', '93_cli.faults',
+LONGEST = ['81_cli.agent', '68_rl.trainer', '66_rl.rollout', '18_retrieval.index', '93_cli.faults', '65_rl.sampling',
            '21_retrieval.documents', '80_cli.index', '35_agent.policies', '34_agent.offline', '54_eval.agents',
            '22_retrieval.server', '36_agent.widgets']
 nbs.sort(key=lambda p: LONGEST.index(p.stem) if p.stem in LONGEST else len(LONGEST))
@@ -84,5 +84,6 @@ with ThreadPoolExecutor(2) as ex:
 print(base.communicate()[0], end='', flush=True)
 if base.returncode: problems.append('the base install check (tools/base_install_check.py) failed')
 for p in problems: print('FAILED:', p)
+print(f'wall time: {time.time() - t_start:.0f} s (checks and notebooks, after the install)')
 print(f"{passed} passed, {failed + len(problems)} failed")
 sys.exit(1 if failed or problems else 0)

@@ -188,7 +188,8 @@ class LiveGraph:
         import base64, matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=self.figsize)
         draw_graph(graph, ax=ax)
-        ax.set_title(f'{len(graph)} nodes' + (' — answered' if graph.answer_id else ''), fontsize=9)
+        # above the key, which `draw_graph` puts on top of the drawing
+        ax.set_title(f'{len(graph)} nodes' + (' — answered' if graph.answer_id else ''), fontsize=9, pad=22)
         buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=80, bbox_inches='tight'); plt.close(fig)
         # set the output directly (not `with out: display(...)`): it replaces the drawing, from any thread, kernel or
         # not
