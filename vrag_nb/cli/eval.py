@@ -129,10 +129,11 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
               text_views: Param('--agent --base_url, a text-only model: each view as its text blocks with their boxes '
                                 '(rl.codec.view_text), up to this many characters (0: as an image)', int) = 0,
               system: Param('--agent --base_url: a system turn sent first (the one the policy was trained under)',
-                            str) = None):
+                            str) = None,
+              rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None):
     """Retrieval metrics of dense, BM25 and hybrid search side by side; with --agent, answer accuracy of the agent
     baselines."""
-    idx = load_index(index_dir)
+    idx = load_index(index_dir, rerank)
     try: exs = load_qa(dataset)
     except (OSError, ValueError, KeyError) as e: die(f'cannot read {dataset}: {e}')
     if limit: exs = exs[:limit]

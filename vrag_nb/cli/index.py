@@ -24,10 +24,20 @@ def die(msg: str, # what went wrong, one line
 
 # %% ../../nbs/80_cli.index.ipynb #00cc1d67
 def load_index(index_dir, # index dir written by `vrag_index`
+               rerank: int | None = None, # hybrid candidates the re-ranker re-orders (0: off; None: the default)
               ) -> PageIndex: # the loaded index
-    "Load an index for a console script, or `die` with the reason (not an index dir, or written by another version)."
-    try: return PageIndex.load(index_dir)
+    """Load an index for a console script, or `die` with the reason (not an index dir, written by another version, or a
+    re-ranker asked for that cannot load)."""
+    try: idx = PageIndex.load(index_dir)
     except (FileNotFoundError, ValueError) as e: die(str(e))
+    if rerank is not None:
+        if rerank < 0: die(f'--rerank must be 0 (off) or a number of candidates, got {rerank}')
+        if rerank:
+            from vrag_nb.retrieval.rerank import get_reranker
+            try: get_reranker()
+            except (FileNotFoundError, ModuleNotFoundError, ValueError) as e: die(str(e))
+        idx.rerank = rerank
+    return idx
 
 # %% ../../nbs/80_cli.index.ipynb #cli_w01
 @contextlib.contextmanager
@@ -88,10 +98,11 @@ def vrag_search(index_dir: Param('index dir written by vrag_index', str),
                 query: Param('search query', str),
                 top_k: Param('number of pages', int) = 3,
                 method: Param("search method (default: the index's)", str, choices=['hybrid', 'dense', 'bm25']) = None,
-                json: Param('print JSON in the VRAG wire format', store_true) = False):
+                json: Param('print JSON in the VRAG wire format', store_true) = False,
+                rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None):
     "Search an index; print the top pages (or VRAG-style JSON with --json)."
     if top_k < 1: die(f'--top_k must be at least 1, got {top_k}')
-    idx = load_index(index_dir)
+    idx = load_index(index_dir, rerank)
     hits = idx.search(query, top_k=top_k, method=method)
     if json: print(js.dumps(idx.wire(hits)))
     else:
@@ -124,13 +135,14 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
                              'never)', float) = 1.0,
                header_timeout: Param('seconds a client has to send a whole request head', float) = 10.0,
                keep_alive: Param('seconds an idle keep-alive connection stays open', int) = 5,
-               limit_concurrency: Param('open connections or requests beyond which the answer is 503', int) = 256):
+               limit_concurrency: Param('open connections or requests beyond which the answer is 503', int) = 256,
+               rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None):
     """Serve an index over HTTP in VRAG's search wire format (POST /search, GET /search, /health, /pages), following
     changes of the index dir; limits and a log that cannot flood from `retrieval.serving`."""
     import uvicorn
     from vrag_nb.retrieval.server import create_app
     from vrag_nb.retrieval.serving import server_config
-    app = create_app(load_index(index_dir), follow=follow)
+    app = create_app(load_index(index_dir, rerank), follow=follow)
     uvicorn.Server(server_config(app, host, port, header_timeout=header_timeout, timeout_keep_alive=keep_alive,
                                  limit_concurrency=limit_concurrency)).run()
 

@@ -15,6 +15,7 @@ from .corpus import load_pages
 from .embed import Embedder, MiniLMEmbedder, E5Embedder
 from .static import StaticEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
+from .rerank import RERANK_DEFAULT, get_reranker
 from .ann import KINDS, choose_kind, make_index, to_gpu
 from .store import commit_files, roll_forward, check_files, check_images, reading, DamagedIndex
 from .store import hash_on_load
@@ -74,6 +75,8 @@ class PageIndex(IndexDocuments):
         # (20_retrieval.multivector) on first use
         self.mv_cache = None
         self.hashed = False  # whether `load` compared the files' SHA-256 with meta.json's
+        # hybrid candidates the second stage (23_retrieval.rerank) re-orders: None: the default, 0: none
+        self.rerank = None
 
     def __len__(self): return len(self.pages)
 
@@ -175,33 +178,64 @@ def dense_search(self: PageIndex,
         if fetch >= n or all(len(r) >= want for r in out): return out
         fetch = min(n, 4 * fetch)
 
+# %% ../../nbs/18_retrieval.index.ipynb #rrk01
+@patch
+def runs(self: PageIndex,
+         queries: list[str], # the queries
+         depth: int, # pages per run
+         method: str = 'hybrid', # 'dense' or 'bm25': that run only; 'hybrid': both
+        ) -> tuple[list | None, list | None]: # (dense, BM25): per query, (page index, score) best first; None: not run
+    "The first stage's runs, queries embedded in one batch; BM25 keeps only pages that share a word with the query."
+    dense = self.dense_search(self.embedder.embed_queries(queries), depth) if method != 'bm25' else None
+    sparse = [[(int(i), float(sc)) for i, sc in zip(*row) if sc > 0 or method == 'bm25']
+              for row in zip(*self.bm25.search(queries, depth))] if method != 'dense' else None
+    return dense, sparse
+
+@patch
+def rerank_candidates(self: PageIndex,
+                      rerank: int | None = None, # asked for: a count, 0 (off), or None (the index's `rerank`)
+                     ) -> int: # candidates the second stage re-orders (0: none)
+    """How many hybrid candidates are re-ranked: `rerank`, else the index's `rerank`, else the shipped ranker's count
+    when `RERANK_DEFAULT` is on and the ranker was trained for this index's embedder (missing: a warning, and 0)."""
+    n = self.rerank if rerank is None else rerank
+    if n is not None:
+        if n < 0: raise ValueError(f"rerank must be 0 (off) or a number of candidates, got {n}")
+        return int(n)
+    ranker = get_reranker(strict=False) if RERANK_DEFAULT else None
+    return ranker.candidates if ranker and ranker.spec.get('embedder') == self.meta['embedder'] else 0
+
+
 # %% ../../nbs/18_retrieval.index.ipynb #312e1b9f
 @patch
 def search(self: PageIndex,
            queries: list[str] | str, # one query or a list of them
            top_k: int = 3, # results per query; at most the number of pages
            method: str | None = None, # 'dense', 'bm25' or 'hybrid'; default: the index's (meta.json `method`)
+           # hybrid: candidates the second stage re-orders (23_retrieval.rerank); 0: none; None: `rerank_candidates()`
+           rerank: int | None = None,
            **fusion, # override meta.json `fusion`: kind ('rrf' | 'minmax'), k, dense_weight, depth
           ) -> list[list[Hit]] | list[Hit]: # per query, hits by descending score (a flat list for one str query)
-    "Search pages by dense passages, BM25, or their fusion; queries are embedded in one batch."
+    """Search pages by dense passages, BM25, or their fusion, the fusion's top candidates re-ranked by default; queries
+    are embedded in one batch. Re-ranked hits carry the ranker's scores (23_retrieval.rerank)."""
     single = isinstance(queries, str)
     qs, method = ([queries] if single else list(queries)), method or self.meta['method']
     if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if top_k < 1: raise ValueError(f"top_k must be at least 1, got {top_k}")
     cfg, k = {**self.meta['fusion'], **fusion}, min(top_k, len(self.pages))
     depth = max(k, cfg['depth']) if method == 'hybrid' else k
-    dense = self.dense_search(self.embedder.embed_queries(qs), depth) if method != 'bm25' else None
-    sparse = [[(int(i), float(sc)) for i, sc in zip(*row)]
-              for row in zip(*self.bm25.search(qs, depth))] if method != 'dense' else None
+    n = self.rerank_candidates(rerank) if method == 'hybrid' else 0
+    ranker = get_reranker() if n else None
+    dense, sparse = self.runs(qs, depth, method)
     res = []
     for qi in range(len(qs)):
         if method == 'dense': ranked = dense[qi]
         elif method == 'bm25': ranked = sparse[qi]
         else:
-            d, b, w = dense[qi], [x for x in sparse[qi] if x[1] > 0], cfg['dense_weight']
+            d, b, w = dense[qi], sparse[qi], cfg['dense_weight']
             fused = (rrf_fuse([[p for p, _ in d], [p for p, _ in b]], [w, 1 - w], cfg['k']) if cfg['kind'] == 'rrf'
                      else minmax_fuse([dict(d), dict(b)], [w, 1 - w]))
-            ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:k]
+            ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:max(k, n)]
+            if n: ranked = ranker.rerank(self, qs[qi], ranked, dict(d), dict(b), n)[:k]
         res.append([Hit(self.pages[p], sc, r) for r, (p, sc) in enumerate(ranked)])
     return res[0] if single else res
 

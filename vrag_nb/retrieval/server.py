@@ -139,6 +139,7 @@ class IndexFollower:
         try:
             same = json.loads((old.path/'meta.json').read_text()).get('embedder') == old.meta['embedder']
             new = PageIndex.load(old.path, embedder=old.embedder if same else None)  # waits for the writer's lock
+            new.rerank = old.rerank  # the re-ranking asked for (vrag_serve --rerank) holds across reloads
             if not new.hashed and new.meta.get('files'):  # too large to hash at load: hashed here, before switching
                 if (bad := check_hashes(new.path, new.meta)) is None: self.stamp = None; return False  # changed again
                 if bad: raise DamagedIndex(new.path, bad[0], 'its bytes changed: the SHA-256 differs from the one '
