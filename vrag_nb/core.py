@@ -13,7 +13,7 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['PATCH', 'MIN_PIXELS', 'MAX_PIXELS', 'MAX_QUERY_CHARS', 'CHARS_PER_TOKEN', 'Page', 'page_name', 'Hit', 'fit_to_budget',
            'resize_to_budget', 'to_data_url', 'from_data_url', 'show_image', 'side_by_side', 'model_text', 'cut_reply',
-           'Reply']
+           'Reply', 'Presets']
 
 # %% ../nbs/02_core.ipynb #d9411469
 @dataclass
@@ -209,3 +209,17 @@ class Reply(str):
                 usage: dict | None = None,
                ):
         r = super().__new__(cls, text); r.finish_reason, r.usage = finish_reason, usage; return r
+
+# %% ../nbs/02_core.ipynb #core_pre1
+class Presets(dict):
+    "Named presets, stored under names with '_'; a name with '-' in their place finds the same one."
+    def name(self, name: str, # a preset name, with '_' or '-' between words
+            ) -> str: # the stored name ('vrag-rl' -> 'vrag_rl'); `name` itself when neither spelling is stored
+        "The name a preset is stored under."
+        alt = name.replace('-', '_') if isinstance(name, str) else name
+        return alt if not dict.__contains__(self, name) and dict.__contains__(self, alt) else name
+    def __missing__(self, name): # raises `KeyError` when neither spelling is stored
+        if (k := self.name(name)) != name: return self[k]
+        raise KeyError(name)
+    def __contains__(self, name): return dict.__contains__(self, self.name(name))
+    def get(self, name, default=None): return self[name] if name in self else default

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import math, re
 from dataclasses import dataclass
+from ..core import Presets
 
 # %% auto #0
 __all__ = ['PROMPT', 'INVALID', 'FINAL', 'PRESETS', 'Action', 'parse_bbox', 'parse_action', 'Prompts', 'get_prompts',
@@ -94,15 +95,15 @@ class Prompts:
     # True: `final` is added as a text item to the last user turn (VRAG-RL's demo); False: a user turn of its own
     final_joins_turn: bool = False
 
-PRESETS = {
+PRESETS = Presets({
     'vrag_nb': Prompts(PROMPT, INVALID, FINAL),
-    'vrag-rl': Prompts("Answer the given question. " + _VRAG_RL_RULES + " Question: {question}",
+    'vrag_rl': Prompts("Answer the given question. " + _VRAG_RL_RULES + " Question: {question}",
                        "Your previous action is invalid. " + _VRAG_RL_RULES + " Please try again.",
                        "please answer the question now with answer in <answer> ... </answer>", final_joins_turn=True),
-}
+})
 
 # %% ../../nbs/31_agent.grammar.ipynb #pre04
-def get_prompts(preset: str | Prompts = 'vrag_nb', # a name in `PRESETS`, or your own `Prompts`
+def get_prompts(preset: str | Prompts = 'vrag_nb', # a name in `PRESETS` ('_' or '-'), or your own `Prompts`
                ) -> Prompts:
     "The `Prompts` of a preset; raises `ValueError` naming the presets for an unknown name."
     if isinstance(preset, Prompts): return preset

@@ -211,7 +211,7 @@ class VRAGAgent:
                  max_steps: int = 10, # model calls per question (VRAG demo: 10; training: 4)
                  pad: int = 56, # crop margin, raw-page pixels
                  min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # model-input area bounds, pixels
-                 # the texts sent to the policy: a name in `grammar.PRESETS` ('vrag_nb', 'vrag-rl': the reference
+                 # the texts sent to the policy: a name in `grammar.PRESETS` ('vrag_nb', 'vrag_rl': the reference
                  # checkpoint's) or a `Prompts`; raises `ValueError` for an unknown name
                  preset: str | Prompts = 'vrag_nb',
                  prompt: str | None = None, # first user turn, instead of the preset's; `{question}` is filled in

@@ -77,7 +77,8 @@ def _eval_retrieval(idx, # the loaded index
                     out: str | None, # a JSON file for the full results (the plot beside it), or None
                     json: bool, # print one JSON object instead of the table
                    ):
-    "`vrag_eval` without --agent: recall@k, MRR and NDCG of the index's methods side by side, its default first."
+    """`vrag_eval` without --agent: recall@k, MRR and NDCG of the index's methods side by side, its default first; with
+    multi-hop questions (several pages needed), their rows apart, with hit@1 (the first page is one of theirs)."""
     missing = {p for e in exs for p in gold_pages(e)} - {p.pid for p in idx.pages}
     if missing:
         print(f'warning: {len(missing)} gold pages are not in the index (e.g. {sorted(missing)[0]})', file=sys.stderr)
@@ -98,6 +99,11 @@ def _eval_retrieval(idx, # the loaded index
         for name, x in [('all', r), *r['by_type'].items()]:
             print(f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} "
                   f"{x['ndcg@5']:9.3f} {x['n']:4d}")
+    if any('2+' in r['by_pages'] for r in runs.values()):  # multi-hop: the share of their pages found, rank 1 a gold
+        print(f"\nquestions that need several pages: {'method':8s} {'hit@1':>6s} {'recall@5':>9s} {'n':>4s}")
+        for m, r in runs.items():
+            x = r['by_pages']['2+']
+            print(f"{'':34s}{m:8s} {x['hit@1']:6.3f} {x['recall@5']:9.3f} {x['n']:4d}")
     if out: print(f'results in {out}, plot in {out.with_suffix(".png")}')
 
 # %% ../../nbs/82_cli.eval.ipynb #07607043

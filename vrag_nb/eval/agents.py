@@ -126,6 +126,8 @@ def _cache_key(index, mode: str, policy_name: str, judge, max_steps: int, # as `
     """Names the settings a cached row was made under (baseline, policy, judge, step budget, index); others run again.
     Without a judge it names a trajectory's settings: a run judged again under another judge, or after a judge failure,
     is not played again."""
+    from vrag_nb.agent.grammar import PRESETS
+    preset = PRESETS.name(preset)  # 'vrag-rl' and 'vrag_rl' are one preset
     return hashlib.sha1(json.dumps([mode, policy_name, judge.name if judge else None, max_steps,
                                     index.meta.get('embedder'), index.meta.get('count')]
                                    + ([preset] if preset != 'vrag_nb' else [])).encode()).hexdigest()[:12]
@@ -215,7 +217,7 @@ def evaluate_agent(index, # a `PageIndex`
                    max_steps: int = 10, # model calls per question
                    workers: int = 1, # questions in flight (use more for HTTP policies)
                    progress: bool = True, # tqdm bars
-                   # the VRAG texts: 'vrag_nb', or 'vrag-rl' for the reference's checkpoint (`agent.grammar.PRESETS`)
+                   # the VRAG texts: 'vrag_nb', or 'vrag_rl' for the reference's checkpoint (`agent.grammar.PRESETS`)
                    preset: str = 'vrag_nb',
                   # {'judge', 'policy', 'prompt', 'modes': {mode: {'all': summary, 'by_type': {query_type: summary},
                   # 'by_source': {source_type: summary}}}, 'paired': {'A - B': `paired_diff` of accuracy},

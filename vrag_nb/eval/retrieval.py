@@ -129,8 +129,9 @@ def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str],
                        examples: list[dict], # unified-format QA examples
                        top_k: int = 10, # pages kept per query in the rows (metrics always look at the top 10)
                        method: str | None = None, # search method ('dense', 'bm25', 'hybrid'); None: the index's default
-                      ) -> dict: # {'recall@1', 'recall@5', 'mrr@10', 'ndcg@5', 'n', 'by_type': {...}, 'rows': [...]}
-    "Retrieval metrics over a QA set: means over questions, per query_type, and one row per question."
+                      ) -> dict: # means ('recall@1', 'recall@5', 'mrr@10', 'ndcg@5', 'hit@1'), 'n', 'by_type', ...
+    """Retrieval metrics over a QA set: means over questions, per query_type (`by_type`), per number of pages a question
+    needs (`by_pages`: '1', or '2+' for multi-hop questions), and one row per question (`rows`)."""
     results = index.search([e['query'] for e in examples], top_k=max(top_k, 10), method=method)
     rows = []
     for e, hits in zip(examples, results):
@@ -140,13 +141,16 @@ def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str],
                 uid=e.get('uid'), query_type=e['meta_info'].get('query_type', 'unknown'), gold=sorted(gold),
                 ranked=ranked[:top_k], **{
                     'recall@1': recall_at_k(ranked, gold, 1, need), 'recall@5': recall_at_k(ranked, gold, 5, need),
-                    'mrr@10': mrr_at_k(ranked, gold, 10), 'ndcg@5': ndcg_at_k(ranked, gold, 5, need)
+                    'mrr@10': mrr_at_k(ranked, gold, 10), 'ndcg@5': ndcg_at_k(ranked, gold, 5, need),
+                    'hit@1': float(bool(ranked) and ranked[0] in gold), 'needed': need  # hit@1: VRAG's top-1 hit rate
                 }))
-    keys = ['recall@1', 'recall@5', 'mrr@10', 'ndcg@5']
+    keys = ['recall@1', 'recall@5', 'mrr@10', 'ndcg@5', 'hit@1']
     def mean(rs): return {k: round(sum(r[k] for r in rs) / len(rs), 4) for k in keys} | {'n': len(rs)}
     groups = defaultdict(list)
     for r in rows: groups[r['query_type']].append(r)
-    return mean(rows) | {'by_type': {t: mean(rs) for t, rs in sorted(groups.items())}, 'rows': rows}
+    by_pages = {'1': [r for r in rows if r['needed'] <= 1], '2+': [r for r in rows if r['needed'] > 1]}
+    return mean(rows) | {'by_type': {t: mean(rs) for t, rs in sorted(groups.items())},
+                         'by_pages': {k: mean(rs) for k, rs in by_pages.items() if rs}, 'rows': rows}
 
 # %% ../../nbs/52_eval.retrieval.ipynb #03e6d25f
 def plot_retrieval(results: dict, # method name -> result of `evaluate_retrieval`

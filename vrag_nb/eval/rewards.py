@@ -87,6 +87,7 @@ def ndcg_reward(retrieved: list[str], # page ids `<doc>_<page>` in retrieval ord
     return dcg / idcg
 
 # %% ../../nbs/50_eval.rewards.ipynb #11571381
+# a plain dict: verl loads this module by its path, alone (`71_rl.verl.ext`), so it imports nothing of the package
 PRESETS = {
     'vrag_rl': dict(w_ans=0.7, w_pat=0.1, w_ret=0.2, w_tool=0.0, gate=True),  # reference.md §5
     'tool_bonus': dict(w_ans=0.7, w_pat=0.1, w_ret=0.1, w_tool=0.1,
@@ -171,10 +172,11 @@ def score(trajectory: dict, # a trajectory from either agent
           reference: str | list[str], # reference answer(s)
           gold: list[str], # gold page ids `<doc>_<page>` (see `eval.gold_pages`)
           judge=None, # callable (question, reference, answer) -> bool with `.name`; default `ANLSJudge()`
-          preset: str = 'vrag_rl', # a key of `PRESETS`
+          preset: str = 'vrag_rl', # a key of `PRESETS` ('vrag-rl' names 'vrag_rl' too)
           **weights, # override any weight of the preset: w_ans, w_pat, w_ret, w_tool, gate
          ) -> dict: # score, r_ans, r_pat, r_ret, used_tool, judge
     "The composite reward of one trajectory and its parts; the judge is asked only when the format gate is open."
+    if preset not in PRESETS: preset = preset.replace('-', '_')  # the other spelling (`02_core.Presets`)
     if preset not in PRESETS: raise ValueError(f'unknown preset {preset!r}: use one of {", ".join(PRESETS)}')
     judge, w = judge or ANLSJudge(), {**PRESETS[preset], **weights}
     events = trajectory.get('events', [])

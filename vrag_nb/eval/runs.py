@@ -96,7 +96,7 @@ def run_question(index, # a `PageIndex` or anything with `.search(query, top_k)`
                  mode: str, # one of `MODES`
                  policy, # the policy for this mode
                  max_steps: int = 10, # model calls (VRAG: 10, VimRAG: 20 in the reference; one budget here)
-                 # the VRAG texts (`agent.grammar.PRESETS`: 'vrag_nb', 'vrag-rl'); VimRAG keeps its tool schema
+                 # the VRAG texts (`agent.grammar.PRESETS`: 'vrag_nb', 'vrag_rl'); VimRAG keeps its tool schema
                  preset: str = 'vrag_nb',
                 ) -> dict: # the trajectory, with 'mode', 'policy_calls' and 'cost' (`Metered.cost`, wall 'seconds')
     """Answer one question with one baseline, its model calls metered (`Metered`); a run that fails comes back

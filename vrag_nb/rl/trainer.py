@@ -191,7 +191,7 @@ class TrainConfig:
     # cold start on these SFT conversations (LLaMA-Factory's format, e.g. VRAG-RL's; `rl.sft.read_sft`, image paths
     # relative to the file) instead of demonstrations played
     sft_data: str | None = None
-    prompt: str = 'vrag_nb' # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag-rl': the reference's)
+    prompt: str = 'vrag_nb' # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag_rl': the reference's)
     system: str | None = 'You are a helpful assistant.' # system turn (Qwen2.5-VL's); 'template': the tokenizer's own
     max_turns: int = 4 # turns per rollout (VRAG-RL: 4)
     turn_tokens: int = 256 # tokens per reply

@@ -62,7 +62,7 @@ class VRAGAgentLoop(AgentLoopBase):
                  preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
                  ggpo: bool = False, # zero the response mask on the turns GGPO prunes
                  allow_crop: bool = True, # False: no crop action (text-only policies cannot point at pixels)
-                 # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag-rl': the reference checkpoint's)
+                 # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag_rl': the reference checkpoint's)
                  prompt_preset: str = 'vrag_nb',
                  prompt: str | None = None, # first user turn with `{question}`; None: the preset's
                  turn_tokens: int | None = None, # most tokens per model turn; None: whatever the response budget leaves

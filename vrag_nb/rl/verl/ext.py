@@ -9,6 +9,7 @@ import numpy as np
 import torch
 from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY, register_adv_est
 from ..grpo import group_advantages
+from ...core import Presets
 
 # %% auto #0
 __all__ = ['PRESETS', 'compute_ggpo_outcome_advantage', 'register', 'verl_overrides', 'launch_script', 'to_verl_parquet']
@@ -41,7 +42,7 @@ register()
 
 # %% ../../../nbs/71_rl.verl.ext.ipynb #e55b3c5d
 _A, _R, _M = 'actor_rollout_ref.actor', 'actor_rollout_ref.rollout', 'actor_rollout_ref.model'
-PRESETS = {
+PRESETS = Presets({
     'vrag_rl': {},  # the reference settings below, unchanged
     # one GPU: LoRA r 64 on the language model (the vision tower excluded and frozen), vLLM sharing the GPU
     'one_gpu_lora': {
@@ -52,7 +53,7 @@ PRESETS = {
         f'{_R}.log_prob_micro_batch_size_per_gpu': 4, 'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu': 4,
         f'{_R}.tensor_model_parallel_size': 1, f'{_R}.gpu_memory_utilization': 0.4, f'{_R}.n': 4,
         f'{_R}.load_format': 'safetensors', f'{_R}.layered_summon': True},
-}
+})
 
 # %% ../../../nbs/71_rl.verl.ext.ipynb #847dce63
 def verl_overrides(model: str = 'Qwen/Qwen2.5-VL-7B-Instruct', # hub id or local path of the policy
@@ -109,7 +110,7 @@ def launch_script(path: str | Path, # the .sh to write
 def to_verl_parquet(examples: list[dict], # unified-format examples (`eval.load_qa`)
                     path: str | Path, # the .parquet to write
                     data_source: str = 'vragnb', # verl's reward_fn_key value
-                    # the first user turn's texts (`agent.grammar.PRESETS`; 'vrag-rl': the reference checkpoint's)
+                    # the first user turn's texts (`agent.grammar.PRESETS`; 'vrag_rl': the reference checkpoint's)
                     prompt_preset: str = 'vrag_nb',
                    ) -> Path:
     """Write QA examples as verl RLHF parquet rows: prompt messages, reward_model.ground_truth {answer, gold_pages},

@@ -50,7 +50,7 @@ class VRAGTool(BaseTool):
     kind = ''
     def __init__(
                  # index | search_url, max_turns, pad, min_pixels, max_pixels, observation ('image'|'text'), obs_chars,
-                 # prompt_preset ('vrag_nb' | 'vrag-rl': `agent.grammar.PRESETS`), prompt, allow_crop
+                 # prompt_preset ('vrag_nb' | 'vrag_rl': `agent.grammar.PRESETS`), prompt, allow_crop
                  self, config: dict,
                  tool_schema: OpenAIFunctionToolSchema | None = None, # None: the class's own schema
                 ):
