@@ -9,7 +9,6 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-import pymupdf
 from PIL import Image
 from tqdm.auto import tqdm
 from ..core import Page, page_name
@@ -60,6 +59,7 @@ def _skip(rep, path, e: Exception):
 # %% ../../nbs/10_retrieval.corpus.ipynb #60a1a416
 def _open_pdf(path: Path) -> pymupdf.Document:
     if path.stat().st_size == 0: raise SkipFile('empty file (0 bytes)')
+    import pymupdf  # here, not at the top: the commands that only search start ~1.5 s sooner
     try: doc = pymupdf.open(path, filetype='pdf')
     except Exception as e: raise SkipFile(f'not a readable PDF ({type(e).__name__}: {e})') from None
     if doc.needs_pass: raise SkipFile('encrypted PDF: it needs a password')
@@ -78,6 +78,7 @@ MAX_RENDER_PIXELS = 25_000_000  # a page larger than this at the chosen dpi is r
 def _render_range(path, start, end, out_dir, dpi, quality, ocr, min_chars) -> list[dict]:
     """Render pages [start, end) (0-based) of one PDF; runs in a worker process, so it returns plain dicts and raises
     only `SkipFile` (a message, which any process can read)."""
+    import pymupdf
     pymupdf.TOOLS.mupdf_display_errors(False)
     doc, path, out_dir = pymupdf.open(path, filetype='pdf'), Path(path), Path(out_dir)
     pages = []
@@ -243,6 +244,7 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
     with index_lock(out_dir):  # one writer at a time (`91_retrieval.store`)
         done_dir = out_dir/'pages'/'.done'
         done_dir.mkdir(parents=True, exist_ok=True)
+        import pymupdf
         pymupdf.TOOLS.mupdf_display_errors(False)
         files, skipped = find_sources(sources)
         rep = CorpusReport(out_dir, skipped=skipped)

@@ -6,8 +6,9 @@
 from __future__ import annotations
 import re, unicodedata
 import numpy as np
-import pymupdf
+from typing import TYPE_CHECKING
 from PIL import Image
+if TYPE_CHECKING: import pymupdf  # only named in annotations: importing it costs a command ~1.5 s
 
 # %% auto #0
 __all__ = ['clean_text', 'pdf_blocks', 'pdf_lines', 'ocr_blocks']
