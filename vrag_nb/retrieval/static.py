@@ -4,7 +4,7 @@
 
 # %% ../../nbs/15_retrieval.static.ipynb #3d4e0c98
 from __future__ import annotations
-import os, shutil, tempfile
+import os, shutil, tempfile, threading
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
@@ -58,6 +58,7 @@ class StaticEmbedder:
         self.path = Path(path) if path is not None else static_model_dir()
         if not (self.path/'model.safetensors').exists(): raise FileNotFoundError(f'no model2vec model in {self.path}')
         self.model = StaticModel.from_pretrained(str(self.path), normalize=True)
+        self._lock = threading.Lock()  # model2vec's tokenizer is not thread-safe ("Already borrowed")
         self.dim, self.batch_size = int(self.model.dim), batch_size
         self.passage_words, self.passage_stride = passage_words, passage_stride
         if path is not None: self.name = f'static:{self.path.name}'
@@ -68,7 +69,8 @@ def embed_texts(self: StaticEmbedder, texts: list[str], # raw strings; an empty 
                ) -> np.ndarray: # float32 [n, dim], unit rows (zero rows for texts with no known token)
     "Embed raw strings: the mean of their tokens' static vectors, L2-normalised."
     if not texts: return np.zeros((0, self.dim), np.float32)
-    v = self.model.encode(list(texts), batch_size=self.batch_size, max_length=None, use_multiprocessing=False)
+    with self._lock:  # a server or `evaluate_agent(workers=...)` searches from several threads at once
+        v = self.model.encode(list(texts), batch_size=self.batch_size, max_length=None, use_multiprocessing=False)
     return l2_normalize(np.asarray(v, np.float32))
 
 # %% ../../nbs/15_retrieval.static.ipynb #6d0029c1
