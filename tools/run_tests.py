@@ -1,11 +1,13 @@
 """`make test`: notebooks clean, library in sync, README in sync, repository checks (`tools/repo_checks.py`), line
-length (`ruff check`), then `nbdev_test` on every notebook, with the base-install check
-(`tools/base_install_check.py`) running beside them.
+length (`ruff check`), then every notebook's tests, two at a time, with the base-install check
+(`tools/base_install_check.py`) running beside them. Each notebook is tested by nbdev's `test_nb`, as `nbdev_test --path
+NB` tests it, in a process of its own forked from one that has imported torch, transformers and the like once
+(`tools/nbtest_fork.py`).
 
 Ends with the line `N passed, N failed` counting the notebooks actually tested; exits non-zero on any
-failure. Extra arguments go to `nbdev_test` (e.g. `--flags "slow"`).
+failure. `--flags "slow"` runs the cells so flagged too, as with `nbdev_test`.
 """
-import subprocess, sys, time, os
+import subprocess, sys, tempfile, threading, time, os
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
@@ -13,6 +15,17 @@ root, t_start = Path(__file__).resolve().parent.parent, time.time()
 os.chdir(root)
 bin_ = Path(sys.executable).parent
 problems = []
+# Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or
+# their thread pools fight over the cores (66_rl.rollout + 68_rl.trainer side by side: 132 s with the default threads,
+# 59 s with one).
+env = {**os.environ, 'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '1')}
+# Each notebook runs in a process forked from one that has imported torch, transformers and the like once
+# (tools/nbtest_fork.py: nbdev's own `test_nb`, as `nbdev_test --path NB` runs it); if that server cannot start, each
+# notebook gets its own `nbdev_test`. It starts first: its imports overlap the checks below.
+flags = sys.argv[sys.argv.index('--flags') + 1] if '--flags' in sys.argv else ''
+logs = Path(tempfile.mkdtemp(prefix='nbtest-'))
+server = subprocess.Popen([sys.executable, 'tools/nbtest_fork.py', '--flags', flags], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True, env=env)
 
 def snapshot(pattern): return {p: p.read_bytes() for p in sorted(root.glob(pattern))}
 
@@ -59,21 +72,35 @@ base = subprocess.Popen(
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
 # The longest first (over 60 s each on two cores), so that the two workers finish together instead of one running a long
 # notebook alone at the end; the rest in file order. A name not found is ignored, a notebook not named runs in its turn.
-LONGEST = ['81_cli.agent', '68_rl.trainer', '66_rl.rollout', '18_retrieval.index', '93_cli.faults', '65_rl.sampling',
-           '21_retrieval.documents', '80_cli.index', '35_agent.policies', '34_agent.offline', '54_eval.agents',
-           '22_retrieval.server', '36_agent.widgets']
+LONGEST = ['68_rl.trainer', '81_cli.agent', '66_rl.rollout', '93_cli.faults', '54_eval.agents', '65_rl.sampling',
+           '69_rl.learn', '67_rl.update', '01_tour', '18_retrieval.index', '39_agent.llm_server', '83_cli.demo']
 nbs.sort(key=lambda p: LONGEST.index(p.stem) if p.stem in LONGEST else len(LONGEST))
-# Two notebooks run at once on two cores: one math thread each (torch, onnxruntime, faiss read OMP_NUM_THREADS), or
-# their
-# thread pools fight over the cores (66_rl.rollout + 68_rl.trainer side by side: 132 s with the default threads, 59 s
-# with one).
-env = {**os.environ, 'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '1')}
+if server.stdout.readline().strip() != 'ready':
+    print('the forking test server did not start (see above): each notebook runs its own nbdev_test', flush=True)
+    server = None
+lock = threading.Lock()
+
+def run_forked(nb):
+    log = logs/f'{nb.stem}.log'
+    with lock:
+        server.stdin.write(f'{nb}\t{log}\n'); server.stdin.flush()
+        pid = int(server.stdout.readline())
+    rc = Path(f'{log}.rc')
+    while not rc.exists():
+        try: os.kill(pid, 0)
+        except ProcessLookupError:
+            if not rc.exists(): return 1, log.read_text() + f'\nthe process testing {nb.name} ended without a result'
+        time.sleep(0.1)
+    return int(rc.read_text() or 1), log.read_text()
+
 def run(nb):
     t = time.time()
-    r = subprocess.run(
-        [str(bin_ / 'nbdev_test'), '--path', str(nb), *sys.argv[1:]], capture_output=True, text=True, env=env
-    )
-    return nb.name, r.returncode, time.time() - t, (r.stdout + r.stderr)[-6000:]
+    if server: rc, out = run_forked(nb)
+    else:
+        r = subprocess.run([str(bin_/'nbdev_test'), '--path', str(nb), *sys.argv[1:]], capture_output=True, text=True,
+                           env=env)
+        rc, out = r.returncode, r.stdout + r.stderr
+    return nb.name, rc, time.time() - t, out[-6000:]
 
 passed = failed = 0
 with ThreadPoolExecutor(2) as ex:
@@ -81,6 +108,7 @@ with ThreadPoolExecutor(2) as ex:
         print(f"{'PASS' if rc == 0 else 'FAIL'} {name} ({secs:.1f} s)", flush=True)
         if rc == 0: passed += 1
         else: failed += 1; print(out, flush=True)
+if server: server.stdin.close(); server.wait()
 print(base.communicate()[0], end='', flush=True)
 if base.returncode: problems.append('the base install check (tools/base_install_check.py) failed')
 for p in problems: print('FAILED:', p)
