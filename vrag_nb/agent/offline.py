@@ -4,7 +4,8 @@
 
 # %% ../../nbs/34_agent.offline.ipynb #c82a0155
 from __future__ import annotations
-import re
+import re, threading, weakref
+from collections import OrderedDict
 import numpy as np
 from fastcore.basics import patch
 from ..core import Page
@@ -14,7 +15,29 @@ from .grammar import is_final_request
 from ..retrieval.embed import MiniLMEmbedder
 
 # %% auto #0
-__all__ = ['best_sentence', 'SmolLM2Answerer', 'OfflinePolicy']
+__all__ = ['similarities', 'best_sentence', 'SmolLM2Answerer', 'OfflinePolicy']
+
+# %% ../../nbs/34_agent.offline.ipynb #offsim1
+_SIMS = weakref.WeakKeyDictionary()  # embedder -> OrderedDict: (question, texts) -> similarities, most recent last
+_SIMS_LOCK = threading.Lock()
+
+def similarities(question: str, # the question
+                 texts: list[str], # a page's lines, blocks or sentences
+                 embedder, # an `Embedder` (for `embed_texts`/`embed_queries`)
+                 keep: int = 512, # (question, texts) pairs remembered per embedder, the least recently used dropped
+                ) -> np.ndarray: # float32 [len(texts)]: cosine of each text with the question
+    """Each text's cosine with the question, remembered: a policy sees the same page for the same question again in
+    every episode and every mode of an evaluation, and embedding is nearly all its time."""
+    key = (question, tuple(texts))
+    with _SIMS_LOCK:
+        try: memo = _SIMS.setdefault(embedder, OrderedDict())
+        except TypeError: memo = OrderedDict()  # an embedder that takes no weak reference: nothing remembered
+        if (hit := memo.get(key)) is not None: memo.move_to_end(key); return hit
+    sims = embedder.embed_texts(list(texts)) @ embedder.embed_queries([question])[0]
+    with _SIMS_LOCK:
+        memo[key] = sims
+        while len(memo) > keep: memo.popitem(last=False)
+    return sims
 
 # %% ../../nbs/34_agent.offline.ipynb #00ed3b3c
 def best_sentence(question: str, # the question
@@ -24,7 +47,7 @@ def best_sentence(question: str, # the question
     "The sentence of `text` most similar to `question` (cosine of MiniLM embeddings)."
     sents = [s.strip() for s in re.split(r'(?<=[.!?])\s+|\n', text) if len(s.strip()) > 2]
     if not sents: return ''
-    sims = embedder.embed_texts(sents) @ embedder.embed_queries([question])[0]
+    sims = similarities(question, sents, embedder)
     return sents[int(np.argmax(sims))]
 
 # %% ../../nbs/34_agent.offline.ipynb #51253856
@@ -103,7 +126,7 @@ def best_block(self: OfflinePolicy, question: str, # the question
     "The text block of `page` most similar to `question` ([x0, y0, x1, y1, text], raw pixels), None if it has none."
     blocks = [b for b in page.blocks if len(b[4]) >= self.min_block_chars] or page.blocks
     if not blocks: return None
-    sims = self.embedder.embed_texts([b[4] for b in blocks]) @ self.embedder.embed_queries([question])[0]
+    sims = similarities(question, [b[4] for b in blocks], self.embedder)
     return blocks[int(np.argmax(sims))]
 
 # %% ../../nbs/34_agent.offline.ipynb #5ee8a1f5
@@ -128,7 +151,7 @@ def best_region(self: OfflinePolicy, question: str, # the question
     lines = self.units(page) if self.crop_by == 'lines' else []
     if not lines or lines is page.blocks: return self.best_block(question, page)
     texts = [l[4] for l in lines]
-    dense = self.embedder.embed_texts(texts) @ self.embedder.embed_queries([question])[0]
+    dense = similarities(question, texts, self.embedder)
     ids, scores = BM25Pages.build(texts).search([question], len(texts))
     fused = minmax_fuse(
         [dict(enumerate(map(float, dense))), dict(zip(ids[0].tolist(), map(float, scores[0])))], [0.5, 0.5]
