@@ -76,6 +76,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--flags', default='', help="test flags to run that are normally skipped (as nbdev_test's)")
     a = ap.parse_args()
+    if not hasattr(os, 'fork'): sys.exit('no os.fork on this system: run each notebook with nbdev_test')
     from nbdev.config import get_config
     cfg = get_config()
     skip, force, basepath = cfg.tst_flags.split(), a.flags.split(), cfg.config_path
