@@ -70,10 +70,11 @@ base = subprocess.Popen(
 )
 
 nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
-# The longest first (over 30 s each on two cores), so that the two workers finish together instead of one running a long
-# notebook alone at the end; the rest in file order. A name not found is ignored, a notebook not named runs in its turn.
-LONGEST = ['68_rl.trainer', '81_cli.agent', '93_cli.faults', '66_rl.rollout', '83_cli.demo', '18_retrieval.index',
-           '62_rl.toy_train', '65_rl.sampling', '54_eval.agents', '22_retrieval.server', '39_agent.llm_server']
+# The longest first (as measured before the 545 s run), so that the two workers finish together instead of one
+# running a long notebook alone at the end; the rest in file order. A name not found is ignored, a notebook not named
+# runs in its turn.
+LONGEST = ['68_rl.trainer', '81_cli.agent', '66_rl.rollout', '93_cli.faults', '54_eval.agents', '65_rl.sampling',
+           '69_rl.learn', '67_rl.update', '01_tour', '18_retrieval.index', '39_agent.llm_server', '83_cli.demo']
 nbs.sort(key=lambda p: LONGEST.index(p.stem) if p.stem in LONGEST else len(LONGEST))
 if server.stdout.readline().strip() != 'ready':
     print('the forking test server did not start (see above): each notebook runs its own nbdev_test', flush=True)
