@@ -68,7 +68,8 @@ def child(nb: str, log: str, skip: list, force: list, basepath) -> None:
         try: end()
         except BaseException: traceback.print_exc()
     sys.stdout.flush(); sys.stderr.flush()
-    Path(log + '.rc').write_text('0' if ok else '1')
+    # written whole, then renamed: the caller, which polls for the file, never reads it half written
+    Path(log + '.rc.tmp').write_text('0' if ok else '1'); os.replace(log + '.rc.tmp', log + '.rc')
     os._exit(0)
 
 
