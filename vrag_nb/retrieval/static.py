@@ -40,8 +40,12 @@ def distill_minilm(out: str | Path, # the model2vec dir to write; replaced atomi
 # %% ../../nbs/15_retrieval.static.ipynb #3cb82e8c
 def static_model_dir() -> Path: # a model2vec dir (config, safetensors, tokenizer) in the cache
     "The distilled MiniLM in the cache, distilled on first use (under a minute on two cores) and reused after."
+    from filelock import FileLock
     path = cache_dir('models')/STATIC_NAME
-    return path if (path/'model.safetensors').exists() else distill_minilm(path)
+    if (path/'model.safetensors').exists(): return path
+    # one distillation at a time: a process that finds another distilling waits for it, then uses its result
+    with FileLock(path.parent/f'.{STATIC_NAME}.lock'):
+        return path if (path/'model.safetensors').exists() else distill_minilm(path)
 
 # %% ../../nbs/15_retrieval.static.ipynb #21894299
 class StaticEmbedder:

@@ -19,6 +19,7 @@ __all__ = ['toy_corpus', 'train', 'plot_metrics', 'vrag_train']
 def toy_corpus(pdfs: tuple = ('sample631.pdf', 'sample-sigconf.pdf'), # bundled PDFs the game is played on
               ) -> tuple: # (PageIndex, examples)
     "The toy's index (two bundled papers, built once into the cache dir) and its questions from `data/qa.json`."
+    from filelock import FileLock
     from vrag_nb.files import cache_dir
     from vrag_nb.retrieval.corpus import build_corpus
     from vrag_nb.retrieval.index import PageIndex
@@ -27,8 +28,11 @@ def toy_corpus(pdfs: tuple = ('sample631.pdf', 'sample-sigconf.pdf'), # bundled 
     data = Path(vrag_nb.__file__).resolve().parent.parent/'data'  # the repository's data/ (editable install)
     out = cache_dir('toy', '-'.join(Path(p).stem for p in pdfs))
     if not (out/'meta.json').exists():
-        build_corpus([data/'pdfs'/p for p in pdfs], out, progress=False)
-        PageIndex.build(out, progress=False)
+        # one build at a time: a process that finds another building waits for it, then loads its index
+        with FileLock(out.parent/f'.{out.name}.lock'):
+            if not (out/'meta.json').exists():
+                build_corpus([data/'pdfs'/p for p in pdfs], out, progress=False)
+                PageIndex.build(out, progress=False)
     return PageIndex.load(out), [e for e in load_qa(data/'qa.json') if e['meta_info']['file_name'] in pdfs]
 
 # %% ../../nbs/62_rl.toy_train.ipynb #bbc1a61a
