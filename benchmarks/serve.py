@@ -1,6 +1,6 @@
 """Serving benchmark: p50/p99 latency and throughput of `POST /search` under concurrent load, from this process, against
-`vrag_serve` (dynamic batching, hybrid search) and the baseline server (benchmarks/baseline_server.py), both on
-loopback, over the same 10,000-page index.
+`vrag_serve` (dynamic batching, hybrid search re-ranked by the default second stage; again with `--rerank 0`) and the
+baseline server (benchmarks/baseline_server.py), all on loopback, over the same 10,000-page index.
 
     .venv/bin/python benchmarks/serve.py --out benchmarks/results/serve.json
 
@@ -120,12 +120,17 @@ if __name__ == '__main__':
     bin_ = Path(sys.executable).parent
     servers = {
         'vrag_serve (batched, hybrid)': ([str(bin_ / 'vrag_serve'), str(d), '--port', '8811'], 8811),
+        # the same server with its second stage off: what the re-ranker (23_retrieval.rerank) costs
+        'vrag_serve (batched, hybrid, --rerank 0)': (
+            [str(bin_ / 'vrag_serve'), str(d), '--port', '8813', '--rerank', '0'], 8813),
         'baseline (flat, per request)': (
             [sys.executable, str(Path(__file__).with_name('baseline_server.py')), str(d), '8812'],
             8812,
         ),
     }
-    res = {'pages': 10_000, 'vectors': 80_000, 'cpu_count': os.cpu_count(), 'requests_per_setting': a.requests}
+    from vrag_nb.retrieval.index import PageIndex
+    res = {'pages': 10_000, 'vectors': 80_000, 'cpu_count': os.cpu_count(), 'requests_per_setting': a.requests,
+           'reranked_candidates': PageIndex.load(d).rerank_candidates()}
     res['query_embedding'] = query_embedding(queries)
     for name, (cmd, port) in servers.items():
         p = start(cmd, port)
