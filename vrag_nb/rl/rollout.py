@@ -13,7 +13,7 @@ from .codec import ChatCodec
 from .sampling import ChosenLogprobs, TurnCache, batch_images, merged_adapter, needs_mm_types, suppress
 
 # %% auto #0
-__all__ = ['TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs']
+__all__ = ['TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs', 'token_logprobs']
 
 # %% ../../nbs/66_rl.rollout.ipynb #7857a5a4
 @dataclass
@@ -241,13 +241,26 @@ def sequence_logprobs(model, # LM or VLM (or a peft model over one)
                      # log π [B, T] float32 on loss-mask tokens (0 elsewhere), entropies [B, T] or None
                      ) -> tuple[torch.Tensor, torch.Tensor | None]:
     "Teacher-forced log π of every loss-mask token at `temperature`: one forward over prompt, replies and images."
-    from vrag_nb.rl.grpo import entropy
     base = model.get_base_model() if hasattr(model, 'get_base_model') else model
     kw = {k: batch[k] for k in ('pixel_values', 'image_grid_thw') if k in batch}
     if kw and needs_mm_types(model): kw['mm_token_type_ids'] = (batch['input_ids'] == codec.image_pad).int()
     with compute_context(model):
         h = base.model(input_ids=batch['input_ids'], attention_mask=batch['attention_mask'], use_cache=False,
                        **kw).last_hidden_state
+    return token_logprobs(model, h, batch, codec, with_entropy, chunk, temperature)
+
+def token_logprobs(model, # LM or VLM (or a peft model over one): its `lm_head` reads `hidden`
+                   hidden: torch.Tensor, # [B, T, d] its last hidden states (final norm applied) over `batch`
+                   batch: dict, # from `collate`, on the model's device
+                   codec: ChatCodec, # the rows' encoding
+                   with_entropy: bool = False, # also return each token's entropy (no grad), nats
+                   chunk: int = 1024, # tokens per vocabulary projection
+                   temperature: float = 1.0, # the sampling temperature: log π of logits / temperature
+                  # log π [B, T] float32 on loss-mask tokens (0 elsewhere), entropies [B, T] or None
+                  ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    "Log π of every loss-mask token from the final hidden states: the head projects only the states that score one."
+    from vrag_nb.rl.grpo import entropy
+    base, h = (model.get_base_model() if hasattr(model, 'get_base_model') else model), hidden
     bi, ti = (batch['loss_mask'] > 0).nonzero(as_tuple=True)
     lps, ents = [], []
     for k in range(0, len(bi), chunk):

@@ -10,11 +10,11 @@ import torch
 from ..core import MIN_PIXELS, MAX_PIXELS
 from .grpo import group_advantages, policy_loss, low_var_kl, token_mean, resolve_device
 from .ggpo import ggpo_response_mask
-from .rollout import TokenRollout, collate, sequence_logprobs
+from .rollout import TokenRollout, collate, compute_context, sequence_logprobs, token_logprobs
 from .codec import ChatCodec
 
 # %% auto #0
-__all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'stack_adapter', 'grpo_update']
+__all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'stack_adapter', 'shared_trunk', 'grpo_update']
 
 # %% ../../nbs/67_rl.update.ipynb #45c41004
 # Linear-layer names of the attention and MLP projections (Qwen, Llama, SmolLM2)
@@ -148,6 +148,42 @@ def _ref_logprobs(model, ref, b, codec, temperature=1.0):
             with _reference_view(model): return sequence_logprobs(model, b, codec, temperature=temperature)[0]
     return None
 
+# %% ../../nbs/67_rl.update.ipynb #upd_tr02
+def shared_trunk(model, # the policy: a text LM (a VLM or a peft model shares nothing)
+                 ref, # its frozen reference (a full model), or None
+                ) -> int: # bottom decoder layers the two share (0: none)
+    """How many bottom decoder layers, with the token embeddings, the policy keeps frozen and the reference holds with
+    the same weights: their output is the same for both, so the reference pass may start from the policy's."""
+    if ref is None or type(ref) is not type(model) or hasattr(model, 'peft_config'): return 0
+    pm, rm = getattr(model, 'model', None), getattr(ref, 'model', None)
+    if not all(hasattr(m, 'layers') and hasattr(m, 'embed_tokens') for m in (pm, rm)): return 0
+    if len(pm.layers) != len(rm.layers) or any(p.requires_grad for p in pm.embed_tokens.parameters()): return 0
+    k = next((i for i, l in enumerate(pm.layers) if any(p.requires_grad for p in l.parameters())), len(pm.layers))
+    if getattr(ref, '_vrag_trunk', None) == (id(model), k, True): return k  # checked before (both are frozen there)
+    trunk = lambda m: [*m.embed_tokens.parameters(), *(p for l in m.layers[:k] for p in l.parameters())]
+    same = k > 0 and all(a.shape == b.shape and torch.equal(a, b) for a, b in zip(trunk(pm), trunk(rm)))
+    ref._vrag_trunk = (id(model), k, same)
+    return k if same else 0
+
+@contextlib.contextmanager
+def _output_of(module):
+    "Keep the output of `module`'s forward calls (detached) in the list this yields."
+    out = []
+    hook = module.register_forward_hook(lambda m, i, o: out.append((o[0] if isinstance(o, tuple) else o).detach()))
+    try: yield out
+    finally: hook.remove()
+
+def _ref_from_trunk(ref, hidden, b, codec, k, temperature):
+    "The reference's log-probs from the shared trunk's output `hidden` [B, T, d]: its layers above `k`, norm and head."
+    rm = ref.model; layers = rm.layers
+    rm.layers = layers[k:]
+    try:
+        with torch.no_grad():
+            with compute_context(ref):
+                h = rm(inputs_embeds=hidden, attention_mask=b['attention_mask'], use_cache=False).last_hidden_state
+            return token_logprobs(ref, h, b, codec, temperature=temperature)[0]
+    finally: rm.layers = layers
+
 # %% ../../nbs/67_rl.update.ipynb #7f578dab
 def _sampling_temperature(rows) -> float:
     "The temperature every row was sampled at; raises `ValueError` on a mix, or on rows without sampling log-probs."
@@ -207,6 +243,9 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 horizon: int | None = None, # Dr.GRPO's constant, tokens (the response budget); None: the padded length
                 # leave out the rows that carry no gradient: advantage 0 and no KL term (see `_rows_to_run`)
                 skip_zero_advantage: bool = True,
+                # start the reference pass from the policy's frozen bottom layers where they are the reference's
+                # (`shared_trunk`); False: the whole reference pass
+                share_trunk: bool = True,
                ) -> dict: # loss, kl, entropy, clipfrac, grad_norm, logprob_gap, ratio_max, skipped, seconds_*
     """One GRPO update over whole multi-turn rollouts, ratios against the sampler's log-probs (GGPO when the rows carry
     `pruned`); raises `ValueError` on rows without them."""
@@ -217,6 +256,7 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
     n = _loss_divisor(rows, dr_grpo, horizon)  # the whole batch's, skipped rows and pruned turns included
     kl_term = bool(kl_coef) and (ref is not None or hasattr(model, 'disable_adapter'))
     run = _rows_to_run(adv, masks, skip_zero_advantage and not kl_term)
+    trunk = shared_trunk(model, ref) if kl_term and share_trunk else 0
     mbs = [run[i:i + micro_batch] for i in range(0, len(run), micro_batch)]
     n_run = max(sum(float(masks[i].sum()) for i in run), 1.0)  # entropy, clipfrac and gap: over the rows run
     s, t_ref, t_upd, rmax = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0, 0.0
@@ -226,9 +266,18 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
         mask = torch.stack(
             [torch.nn.functional.pad(masks[i], (0, b['input_ids'].shape[1] - len(masks[i]))) for i in mb]).to(dev)
         w, ws, t0 = float(mask.sum()) / n, float(mask.sum()) / n_run, time.perf_counter()
-        ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
-        t1 = time.perf_counter(); t_ref += t1 - t0
-        lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
+        if trunk:  # the policy's pass first; the reference's starts from its trunk's output
+            with _output_of(model.model.layers[trunk - 1]) as out:
+                lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
+            t1 = time.perf_counter()
+            ref_lp = _ref_from_trunk(ref, out[0], b, codec, trunk, temp)
+            t_ref += time.perf_counter() - t1
+            t_upd += t1 - t0  # the policy's forward, counted with its backward below
+            t1 = time.perf_counter()
+        else:
+            ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
+            t1 = time.perf_counter(); t_ref += t1 - t0
+            lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
         # π_old is the sampler's: the PPO ratio is the importance ratio π_θ / π_sampler, truncated by the clip
         pg, m = policy_loss(b['old_logprobs'], lp, adv[mb].to(dev)[:, None] * mask, mask, clip_ratio)
         rmax = max(rmax, float(((lp.detach() - b['old_logprobs']) * (mask > 0)).exp().max()))
