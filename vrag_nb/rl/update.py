@@ -155,6 +155,8 @@ def shared_trunk(model, # the policy: a text LM (a VLM or a peft model shares no
     """How many bottom decoder layers, with the token embeddings, the policy keeps frozen and the reference holds with
     the same weights: their output is the same for both, so the reference pass may start from the policy's."""
     if ref is None or type(ref) is not type(model) or hasattr(model, 'peft_config'): return 0
+    # the trunk's output must be what the reference's own pass would compute: the same compute dtype (bf16 autocast)
+    if getattr(model, 'vrag_compute_dtype', None) != getattr(ref, 'vrag_compute_dtype', None): return 0
     pm, rm = getattr(model, 'model', None), getattr(ref, 'model', None)
     if not all(hasattr(m, 'layers') and hasattr(m, 'embed_tokens') for m in (pm, rm)): return 0
     if len(pm.layers) != len(rm.layers) or any(p.requires_grad for p in pm.embed_tokens.parameters()): return 0
