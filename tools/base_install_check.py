@@ -14,11 +14,12 @@ def run(*args) -> subprocess.CompletedProcess:
 
 def check(venv_dir: Path) -> list[str]:
     "What went wrong, step by step; empty when the base install works."
-    venv.create(venv_dir, with_pip=True)
+    # No pip inside the new venv (ensurepip costs about 5 s of CPU): this process's pip installs into it through
+    # `--python` (pip >= 22.3). --no-compile: pip's byte-compiling of every installed module is a third of the
+    # install's CPU time, and Python compiles what it imports anyway.
+    venv.create(venv_dir, with_pip=False)
     b = venv_dir/'bin'
-    # --no-compile: pip's byte-compiling of every installed module is a third of the install's CPU time, and Python
-    # compiles what it imports anyway
-    r = run(b/'pip', 'install', '-q', '--no-compile', '-e', root)
+    r = run(sys.executable, '-m', 'pip', '--python', b/'python', 'install', '-q', '--no-compile', '-e', root)
     if r.returncode: return [f'pip install -e . failed: {r.stderr[-1500:]}']
     problems = []
     r = run(
