@@ -6,9 +6,10 @@ pays is its own work plus whatever its process imports. Most of that import is t
 transformers with its model classes, which pulls in scikit-learn and torch._dynamo: about 7 s of CPU here), and a fresh
 `nbdev_test` per notebook pays it again each time. This server imports it once, then forks one process per notebook:
 the child runs `nbdev.test.test_nb` with the skip flags of settings.ini (`tst_flags`) and the forced ones given, exactly
-as `nbdev_test --path NB` would, and exits. A notebook gets a process of its own (nothing it loads or leaks outlives it,
-and none of it reaches the next notebook), where a pool that reuses its workers lets memory pile up from notebook to
-notebook. Nothing the notebooks test is imported here: only third-party libraries, never `vrag_nb`.
+as `nbdev_test --path NB` would, and exits. A notebook gets a process of its own and a temporary dir of its own
+(nothing it loads, leaks or leaves on disk outlives it, and none of it reaches the next notebook), where a pool that
+reuses its workers lets memory pile up from notebook to notebook. Nothing the notebooks test is imported here: only
+third-party libraries, never `vrag_nb`.
 
 Protocol, one line per request on stdin: `<notebook path>\\t<log path>`; the server answers on stdout with the child's
 pid. The child writes the notebook's output to the log and, last, `0` (passed) or `1` (failed) to `<log path>.rc`. A
@@ -16,7 +17,7 @@ child that dies without writing it (killed, out of memory) leaves no `.rc`: the 
 
     python tools/nbtest_fork.py [--flags "slow"]
 """
-import argparse, atexit, importlib, os, signal, sys, threading, traceback
+import argparse, atexit, importlib, os, shutil, signal, sys, tempfile, threading, traceback
 from pathlib import Path
 
 # What most notebooks import, and what costs the most to import (measured with `python -X importtime`). Only libraries
@@ -57,6 +58,11 @@ def child(nb: str, log: str, skip: list, force: list, basepath) -> None:
     os.dup2(fd, 1); os.dup2(fd, 2); os.close(fd)
     null = os.open(os.devnull, os.O_RDONLY); os.dup2(null, 0); os.close(null)
     sys.stdin = open(0, closefd=False)
+    # The notebook's temporary files go in a dir of its own, removed when it ends: notebooks call tempfile.mkdtemp()
+    # freely and leave what they made (about 1 GB a run of the suite, piling up run after run). TMPDIR reaches the
+    # processes the notebook starts too.
+    tmp = tempfile.mkdtemp(prefix='nbt')
+    os.environ['TMPDIR'] = tempfile.tempdir = tmp
     ok = False
     try:
         from nbdev.test import test_nb
@@ -67,6 +73,7 @@ def child(nb: str, log: str, skip: list, force: list, basepath) -> None:
     for end in (threading._shutdown, atexit._run_exitfuncs):
         try: end()
         except BaseException: traceback.print_exc()
+    shutil.rmtree(tmp, ignore_errors=True)
     sys.stdout.flush(); sys.stderr.flush()
     # written whole, then renamed: the caller, which polls for the file, never reads it half written
     Path(log + '.rc.tmp').write_text('0' if ok else '1'); os.replace(log + '.rc.tmp', log + '.rc')

@@ -98,8 +98,9 @@ def run(nb):
     t = time.time()
     if server: rc, out = run_forked(nb)
     else:
-        r = subprocess.run([str(bin_/'nbdev_test'), '--path', str(nb), *sys.argv[1:]], capture_output=True, text=True,
-                           env=env)
+        with tempfile.TemporaryDirectory(prefix='nbt') as tmp:  # what the notebook leaves on disk goes with it
+            r = subprocess.run([str(bin_/'nbdev_test'), '--path', str(nb), *sys.argv[1:]], capture_output=True,
+                               text=True, env={**env, 'TMPDIR': tmp})
         rc, out = r.returncode, r.stdout + r.stderr
     return nb.name, rc, time.time() - t, out[-6000:]
 
