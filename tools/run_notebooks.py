@@ -36,6 +36,8 @@ def stable_text(text: str, tmp: dict) -> str:
     "Text of an output with machine- and run-specific parts replaced (temp dirs, the checkout, home, memory addresses)."
     def tmpdir(m): return tmp.setdefault(m[0], f'<tmp{len(tmp) + 1}>')
     text = re.sub(re.escape(tempfile.gettempdir()) + r'/tmp[a-z0-9_]{8}', tmpdir, text)
+    # any other path under the run's own temporary dir reads as under the system's (`main` gives each notebook one)
+    text = text.replace(tempfile.gettempdir(), os.environ.get('VRAG_NB_SHOWN_TMP', tempfile.gettempdir()))
     text = text.replace(str(root) + '/', '').replace(str(root), '.').replace(str(Path.home()), '~')
     # progress bars a subprocess printed
     text = re.sub(r'[^\r\n]*\d+%\|[^\r\n]*\|[^\r\n]*\[[^\r\n]*\][^\r\n]*(?:\r\n?|\n|$)', '', text)
@@ -97,7 +99,11 @@ def main(paths: list[str]) -> int:
         'PYTHONHASHSEED': '0',
     }
     def one(p):
-        r = subprocess.run([sys.executable, __file__, '--one', str(p)], capture_output=True, text=True, env=env)
+        # the notebook's temporary files in a dir of its own, removed when it ends (notebooks never delete theirs);
+        # `stable_text` in the child names them from its TMPDIR as before
+        with tempfile.TemporaryDirectory(prefix='nbr') as tmp:
+            r = subprocess.run([sys.executable, __file__, '--one', str(p)], capture_output=True, text=True,
+                               env={**env, 'TMPDIR': tmp, 'VRAG_NB_SHOWN_TMP': tempfile.gettempdir()})
         return p, r.returncode, (r.stdout + r.stderr)[-3000:]
     failed = 0
     with ThreadPoolExecutor(2) as ex:
