@@ -39,6 +39,16 @@ def small_copies(art: Path, dest: Path) -> list[str]:
         out.append(str(dest / name))
     return out
 
+def settled(page, quiet: float = 3.0, timeout: float = 60.0) -> dict:
+    "The crop widget's state (`JS_STATE`) once it has not changed for `quiet` seconds (at most `timeout` seconds)."
+    last, since, t0 = None, time.monotonic(), time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        state = page.evaluate(JS_STATE)
+        if state != last: last, since = state, time.monotonic()
+        elif time.monotonic() - since >= quiet: break
+        time.sleep(0.2)
+    return last
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--artifacts', default=str(REPO/'test_artifacts'))
@@ -137,21 +147,28 @@ def main():
             out.scroll_into_view_if_needed()
             res['initial'] = page.evaluate(JS_STATE)
             svg = out.locator('svg').first
-            bb = svg.bounding_box()
-            scale = bb['width'] / float(svg.get_attribute('width'))  # screen pixels per image pixel
+            scale = svg.bounding_box()['width'] / float(svg.get_attribute('width'))  # screen pixels per image pixel
             res['scale'] = scale
-            # drag the drawn box (x 40..240, y 60..160 in image pixels) by (+100, +200) image pixels
-            x, y = bb['x'] + 140 * scale, bb['y'] + 110 * scale
-            page.mouse.move(x, y); page.mouse.down()
+            # drag the drawn box (x 40..240, y 60..160 in image pixels) by (+100, +200) image pixels, from its middle.
+            # The page can still move (JupyterLab renders the cells above late, and the scroll follows): a drag from
+            # a place measured earlier once grabbed the box's top edge and resized it. Playwright's hover waits until
+            # the box is visible, stays put and is what the pointer would hit, and puts the pointer on its middle.
+            box = out.locator('svg rect.movable').first
+            box.hover()
+            bb = box.bounding_box()
+            res['svg_box'] = svg.bounding_box()
+            x, y = bb['x'] + bb['width'] / 2, bb['y'] + bb['height'] / 2
+            page.mouse.down()
             for i in range(1, 11): page.mouse.move(x + 10 * i * scale, y + 20 * i * scale)
             page.mouse.up()
+            res['svg_box_after'] = svg.bounding_box()  # differs from svg_box if the page moved during the drag
             page.wait_for_function(
                 "s => { const c = document.querySelector('code.vrag-bbox'); return c && c.textContent !== s; }",
                 arg=res['initial']['bbox'],
                 timeout=30_000,
             )
-            time.sleep(0.5)
-            res['moved'] = page.evaluate(JS_STATE)
+            # the widget syncs every step of the drag to the kernel, which answers each in turn: wait for the last
+            res['moved'] = settled(page)
             out.screenshot(path=str(art/'crop_widget_moved.png'))
             out.get_by_role('button', name='Zoom into the crop').click()
             page.wait_for_function(
@@ -160,8 +177,7 @@ def main():
                 arg=res['moved']['canvas_src'],
                 timeout=30_000,
             )
-            time.sleep(0.5)
-            res['zoomed'] = page.evaluate(JS_STATE)
+            res['zoomed'] = settled(page)
             out.screenshot(path=str(art/'crop_widget_zoomed.png'))
             for name, inside in [
                 ('playground', page.get_by_role('button', name='Save trajectory')),
