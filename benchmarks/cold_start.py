@@ -133,9 +133,10 @@ def main():
     teacher = concise(OfflinePolicy(train_idx.pages, train_idx.embedder, crop=True,
                                     answerer=SmolLM2Answerer() if a.answerer == 'smollm2' else None))
     # the teacher's plays depend on the questions and the game, not on the model: kept, read back when they match
+    # (the second-stage ranker changes what the teacher's searches return: 151 right plays without it, 173 with it)
     key = dict(questions=[[e['uid'] for e in qa] for qa in (train_qa, val_qa)], answerer=a.answerer,
-               game=game, data=[Path(f).stat().st_size for f in ('data/qa_train.json', 'data/qa.json',
-                                                                  'data/qa_dev.json')])
+               game=game, rerank=train_idx.rerank_candidates(),
+               data=[Path(f).stat().st_size for f in ('data/qa_train.json', 'data/qa.json', 'data/qa_dev.json')])
     kept = work/'demos.pt'
     saved = torch.load(kept, weights_only=False) if kept.exists() and not a.fresh else None
     if saved and saved['key'] == key: played = saved['played']; log(f'teacher plays read from {kept}')
