@@ -4,7 +4,7 @@
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp01
 from __future__ import annotations
-import contextlib, inspect, time
+import contextlib, copy, inspect, time
 import torch
 from fastcore.basics import patch
 from transformers import AttentionInterface, DynamicCache, LogitsProcessor, SuppressTokensLogitsProcessor
@@ -13,7 +13,7 @@ from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
 # %% auto #0
 __all__ = ['ChosenLogprobs', 'suppress', 'merged_adapter', 'grouped_attention', 'decode_batch', 'batch_images', 'needs_mm_types',
-           'TurnCache']
+           'TurnCache', 'sampler_copy', 'sync_sampler']
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp05
 class ChosenLogprobs(LogitsProcessor):
@@ -110,16 +110,23 @@ _GQA = 'vrag_sdpa_gqa'  # the attention implementation's name in transformers' r
 
 def _sdpa_gqa(module, query, key, value, attention_mask, dropout=0.0, scaling=None, is_causal=None, **kwargs):
     """transformers' SDPA attention with each key/value head read in place by its query heads (`enable_gqa`) on the
-    CPU, where transformers copies it for each of them whenever there is a mask; transformers' own elsewhere."""
+    CPU, where transformers copies it for each of them whenever there is a mask; there bf16 and fp16 inputs are
+    attended in float32 (PyTorch's CPU kernel is slower in bf16), the output cast back. transformers' own elsewhere."""
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
     if query.device.type != 'cpu' or kwargs.get('output_attentions'):
         return sdpa_attention_forward(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling,
                                       is_causal=is_causal, **kwargs)
     causal = is_causal if is_causal is not None else getattr(module, 'is_causal', True)
-    out = torch.nn.functional.scaled_dot_product_attention(
-        query, key, value, attn_mask=attention_mask, dropout_p=dropout, scale=scaling,
-        is_causal=query.shape[2] > 1 and attention_mask is None and causal, enable_gqa=key.shape[1] != query.shape[1])
-    return out.transpose(1, 2).contiguous(), None
+    dt = query.dtype
+    if dt in (torch.bfloat16, torch.float16):  # float32 attention, outside any autocast (which would cast it back)
+        query, key, value = query.float(), key.float(), value.float()
+        if attention_mask is not None and attention_mask.is_floating_point(): attention_mask = attention_mask.float()
+    with torch.autocast('cpu', enabled=False):
+        out = torch.nn.functional.scaled_dot_product_attention(
+            query, key, value, attn_mask=attention_mask, dropout_p=dropout, scale=scaling,
+            is_causal=query.shape[2] > 1 and attention_mask is None and causal,
+            enable_gqa=key.shape[1] != query.shape[1])
+    return out.to(dt).transpose(1, 2).contiguous(), None
 
 AttentionInterface.register(_GQA, _sdpa_gqa); AttentionMaskInterface.register(_GQA, sdpa_mask)  # masks as SDPA's
 
@@ -363,3 +370,26 @@ def replies(self: TurnCache,
         if counts is not None: counts[k] = counts.get(k, 0) + v
     self.seconds['prefill'] += t1 - t0; self.seconds['decode'] += time.perf_counter() - t1
     return new, lps
+
+# %% ../../nbs/65_rl.sampling.ipynb #bfs02
+def sampler_copy(model, # the policy (LM, VLM or peft model), its trained weights in float32
+                 dtype: torch.dtype = torch.bfloat16, # the sampler's weights
+                ): # a frozen copy of `model`, its weights in `dtype`, in eval mode
+    """A copy of the policy to sample rollouts with, its weights cast once to `dtype` (as verl's vLLM holds a bf16 copy
+    of the trained fp32 weights); keep it current with `sync_sampler` after each update."""
+    s = copy.deepcopy(model).to(dtype).eval().requires_grad_(False)
+    s.vrag_compute_dtype = None  # its weights are in the compute dtype already: no autocast
+    return s
+
+def sync_sampler(sampler, # from `sampler_copy(model)`
+                 model, # the policy it copies
+                ) -> int: # tensors copied
+    """Copy the policy's trainable weights into `sampler`, cast to its dtype; raises `ValueError` when the two do not
+    hold the same parameters."""
+    src, dst = dict(model.named_parameters()), dict(sampler.named_parameters())
+    if src.keys() != dst.keys():
+        raise ValueError(f'the sampler and the policy hold different parameters: {sorted(src.keys() ^ dst.keys())[:3]}')
+    with torch.no_grad():
+        for name, p in src.items():
+            if p.requires_grad: dst[name].copy_(p)
+    return sum(p.requires_grad for p in src.values())

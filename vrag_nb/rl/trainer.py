@@ -15,6 +15,7 @@ from .grpo import token_mean
 from .rollout import TokenRollout, play_group, collate, sequence_logprobs
 from .codec import ChatCodec, template_system
 from .update import grpo_update, prepare_policy, stack_adapter
+from .sampling import sampler_copy, sync_sampler
 from .sft import read_sft, sft_rollout
 
 # %% auto #0
@@ -202,6 +203,9 @@ class TrainConfig:
     temperature: float = 1.0 # rollout sampling (VRAG-RL: 1.0); log-probs are taken at it
     top_p: float = 1.0 # rollout sampling
     carry_cache: bool = True # each rollout's KV cache kept across turns (`play_group`); False: `generate` each turn
+    # the rollouts sampled by a copy of the policy in this dtype ('bfloat16': `sampling.sampler_copy`, synced after
+    # each update, as verl's vLLM); None: by the policy itself
+    sampler_dtype: str | None = None
     preset: str = 'vrag_rl' # reward preset (`rewards.PRESETS`)
     obs_chars: int = 1000 # text LMs: characters per view (`rl.codec.view_text`)
     seed: int = 0 # LoRA init, demonstrations drawn, questions and sampling of every step
@@ -210,10 +214,12 @@ class TrainConfig:
     dynamic_sampling: int = 0
 
     def __post_init__(self):
-        "Raises `ValueError` on an unknown algo, a temperature ≤ 0 or a negative `dynamic_sampling`."
+        "Raises `ValueError` on an unknown algo or sampler dtype, a temperature ≤ 0 or a negative `dynamic_sampling`."
         if self.algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {self.algo!r}")
         if self.temperature <= 0:
             raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {self.temperature}')
+        if self.sampler_dtype not in (None, 'bfloat16', 'float32'):
+            raise ValueError(f"sampler_dtype must be None, 'bfloat16' or 'float32', got {self.sampler_dtype!r}")
         if self.dynamic_sampling < 0: raise ValueError(f'dynamic_sampling counts rounds: got {self.dynamic_sampling}')
         if self.sft_data and self.sft_right_only:
             raise ValueError('sft_right_only judges played demonstrations: SFT conversations (sft_data) have no answer')
@@ -279,12 +285,14 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         _save(dict(step=0, trainable=_trainable(model), opt=opt.state_dict(), config=asdict(c)), ckpt)
     atomic_write(cpath, json.dumps(asdict(c), indent=1))
     params = _params(model)
+    # who samples the rollouts: the policy, or its copy in `sampler_dtype`, synced after every update
+    sampler = sampler_copy(model, getattr(torch, c.sampler_dtype)) if c.sampler_dtype else model
     for step in range(start + 1, c.steps + 1):
         t0 = time.perf_counter()
         rng = random.Random(f'{c.seed}:{step}')
         chosen, work, redraws = rng.sample(examples, min(c.prompts, len(examples))), {}, iter(range(1, 10**6))
         play = lambda exs, k=0: play_group(
-            model, codec, agent, exs, c.group, c.turn_tokens, c.response_length, c.temperature, c.top_p, judge,
+            sampler, codec, agent, exs, c.group, c.turn_tokens, c.response_length, c.temperature, c.top_p, judge,
             c.preset, ggpo=c.algo == 'ggpo', seed=c.seed * 1_000_003 + step + 7919 * k, counts=work,
             carry_cache=c.carry_cache)
         rows = play(chosen)
@@ -295,6 +303,7 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         t1 = time.perf_counter()
         m = grpo_update(model, rows, codec, opt, ref, c.kl_coef, c.clip_ratio, c.micro_batch, dr_grpo=c.dr_grpo,
                         horizon=c.response_length)
+        if sampler is not model: sync_sampler(sampler, model)
         tokens = sum(sum(r.mask) for r in rows)
         emit({
             'phase': 'grpo', 'step': step, **_summary(rows), **m, **work, 'seconds_rollout': round(t1 - t0, 3),
