@@ -41,12 +41,14 @@ longest chunk, transformers' copies of the cache at each decode step, float32), 
 `share_in_place` (and decode steps that copy no cache, `TurnCache(in_place=True)`), `share_in_place_buckets` (and
 prefills in groups of like length, `TurnCache(buckets=True)`), `after` (and every pass under bf16 autocast over the
 float32 weights, `model.vrag_compute_dtype`), `after_bf16_update_only` (bf16 for the update's passes only, the
-rollouts in float32). Every rollout goes through the update (advantage-0 rows are not skipped, so the paths do the
-same update work). Writes --profile_out: per path the median step and each step (rollout prefill, decode and game;
-update forward/backward, reference pass, rest), and the speedup per rollout of each path over `before`. It plays
-data/qa.json over data/pdfs with 600-character views, as it was measured.
+rollouts in float32), `bf16_sampler` (the update's passes in bf16, the rollouts sampled by a bf16 copy of the
+policy, `sampling.sampler_copy`, synced after each update; attention in float32). Every rollout goes through the
+update (advantage-0 rows are not skipped, so the paths do the same update work). Writes --profile_out: per path the
+median step and each step (rollout prefill, decode and game; update forward/backward, reference pass, rest), and the
+speedup per rollout of each path over `before`. It plays data/qa.json over data/pdfs with 600-character views, as it
+was measured.
 """
-import argparse, json, random, shutil, time
+import argparse, json, random, shutil, sys, time
 from pathlib import Path
 import numpy as np
 import torch
@@ -104,6 +106,8 @@ def main():
     ap.add_argument('--response_length', type=int, default=1024)
     ap.add_argument('--obs_chars', type=int, default=1000, help="characters of a view the policy reads")
     ap.add_argument('--device', default='cpu', help="'cuda' on a GPU")
+    ap.add_argument('--sampler_dtype', choices=['bfloat16'], help='rollouts sampled by a copy of the policy in this '
+                    'dtype (`TrainConfig.sampler_dtype`); default: by the policy itself')
     ap.add_argument('--before', type=int, default=1, help='1: also evaluate the untrained SmolLM2 (once)')
     ap.add_argument('--report', action='store_true', help='train nothing: write the summary of what is recorded')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
@@ -144,7 +148,9 @@ def main():
                 obs_chars=a.obs_chars)
     eval_sets = {**held, 'train': (train_idx, probes)}
     settings = dict(prompts=a.prompts, group=a.group, dynamic_sampling=a.dynamic_sampling, lr=a.lr,
-                    trainable_layers=a.trainable_layers, temperature=a.temperature, **game)
+                    trainable_layers=a.trainable_layers, temperature=a.temperature, **game,
+                    # a run made before the setting existed keeps its settings
+                    **({'sampler_dtype': a.sampler_dtype} if a.sampler_dtype else {}))
     # what each evaluation file must have been made with (a change starts the run over)
     same = dict(settings, cold_start=a.cold_start, eval_every=a.eval_every,
                 sets={k: [e['uid'] for e in q] for k, (_, q) in {**eval_sets, 'val': (None, val_qa)}.items()})
@@ -301,19 +307,23 @@ def report(a, out: Path, log):
 
 # the levers, added one at a time: prefix sharing (`TurnCache(share_prefix=)`), decode steps that copy no cache
 # (`TurnCache(in_place=)`), prefills in groups of like length (`TurnCache(buckets=)`), bf16 autocast over the float32
-# weights (`model.vrag_compute_dtype`) for the rollouts' and the update's passes, or for the update's alone
-_LEVERS = ('share_prefix', 'in_place', 'buckets', 'bf16_rollout', 'bf16_update')
+# weights (`model.vrag_compute_dtype`) for the rollouts' and the update's passes, or for the update's alone; rollouts
+# sampled by a bf16 copy of the policy (`sampling.sampler_copy`, synced after each update)
+_LEVERS = ('share_prefix', 'in_place', 'buckets', 'bf16_rollout', 'bf16_update', 'bf16_sampler')
 PATHS = {name: dict(zip(_LEVERS, on)) for name, on in (
-    ('before', (False, False, False, False, False)), ('share', (True, False, False, False, False)),
-    ('share_in_place', (True, True, False, False, False)), ('share_in_place_buckets', (True, True, True, False, False)),
-    ('after', (True, True, True, True, True)), ('after_bf16_update_only', (True, True, True, False, True)))}
+    ('before', (False, False, False, False, False, False)), ('share', (True, False, False, False, False, False)),
+    ('share_in_place', (True, True, False, False, False, False)),
+    ('share_in_place_buckets', (True, True, True, False, False, False)),
+    ('after', (True, True, True, True, True, False)),
+    ('after_bf16_update_only', (True, True, True, False, True, False)),
+    ('bf16_sampler', (True, True, True, False, True, True)))}
 
 def profile(a, index, examples, judge, log):
     "Time GRPO steps part by part on one thread for each path, steps interleaved; write --profile_out."
     import copy, os, random, statistics, vrag_nb.rl.rollout as rollout
     from vrag_nb.agent.loop import VRAGAgent
     from vrag_nb.rl.codec import ChatCodec
-    from vrag_nb.rl.sampling import TurnCache
+    from vrag_nb.rl.sampling import TurnCache, sampler_copy, sync_sampler
     from vrag_nb.rl.trainer import TrainConfig
     from vrag_nb.rl.update import grpo_update, prepare_policy
     torch.set_num_threads(1)
@@ -326,7 +336,7 @@ def profile(a, index, examples, judge, log):
                       obs_chars=c.obs_chars)
     agent = VRAGAgent(index, None, max_steps=c.max_turns, min_pixels=c.min_pixels, max_pixels=c.max_pixels,
                       allow_crop=c.allow_crop, preset=c.prompt)
-    caches, paths = [], a.profile_paths.split(',')
+    caches, paths, samplers = [], a.profile_paths.split(','), {}
 
     def policy():
         "A fresh policy as `train_policy` prepares it (top layers trained, float32 weights), its optimiser, reference."
@@ -348,15 +358,18 @@ def profile(a, index, examples, judge, log):
         rollout.TurnCache, caches[:] = cache, []
         try:
             t0 = time.perf_counter(); bf16(p['bf16_rollout'])
-            rows = rollout.play_group(model, codec, agent, chosen, c.group, c.turn_tokens, c.response_length,
-                                      c.temperature, c.top_p, judge, c.preset, seed=c.seed * 1_000_003 + k,
-                                      counts=(work := {}))
+            if p['bf16_sampler'] and name not in samplers: samplers[name] = sampler_copy(model)
+            # `bf16_sampler`: the rollouts sampled by the path's bf16 copy
+            rows = rollout.play_group(samplers.get(name, model), codec, agent, chosen, c.group, c.turn_tokens,
+                                      c.response_length, c.temperature, c.top_p, judge, c.preset,
+                                      seed=c.seed * 1_000_003 + k, counts=(work := {}))
             t1 = time.perf_counter()
         finally: rollout.TurnCache = TurnCache
         bf16(p['bf16_update'])
         if ref is not None: ref.vrag_compute_dtype = model.vrag_compute_dtype
         m = grpo_update(model, rows, codec, opt, ref, c.kl_coef, c.clip_ratio, c.micro_batch, horizon=c.response_length,
                         skip_zero_advantage=False)
+        if name in samplers: sync_sampler(samplers[name], model)
         t2 = time.perf_counter()
         pre, dec = sum(tc.seconds['prefill'] for tc in caches), sum(tc.seconds['decode'] for tc in caches)
         return dict(step=k, rollouts=len(rows), seconds=round(t2 - t0, 2),
@@ -389,8 +402,8 @@ def profile(a, index, examples, judge, log):
             res[n]['speedup_per_rollout'] = round(res['before']['median']['seconds_per_rollout']
                                                   / res[n]['median']['seconds_per_rollout'], 2)
         if 'after' in res: res['speedup_per_rollout'] = res['after']['speedup_per_rollout']
-    res.update(command='.venv/bin/python benchmarks/learn_text.py --profile', machine='2-core CPU, 1 thread',
-               torch=torch.__version__,
+    res.update(command=' '.join(['.venv/bin/python benchmarks/learn_text.py', *sys.argv[1:]]),
+               machine='2-core CPU, 1 thread', torch=torch.__version__,
                settings=dict(model='SmolLM2-135M-Instruct', questions=c.prompts, group=c.group, turns=c.max_turns,
                              turn_tokens=c.turn_tokens, response_length=c.response_length, obs_chars=c.obs_chars,
                              temperature=c.temperature, trainable_layers=c.trainable_layers, kl_coef=c.kl_coef,
