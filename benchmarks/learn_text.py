@@ -42,7 +42,9 @@ longest chunk, transformers' copies of the cache at each decode step, float32), 
 prefills in groups of like length, `TurnCache(buckets=True)`), `after` (and every pass under bf16 autocast over the
 float32 weights, `model.vrag_compute_dtype`), `after_bf16_update_only` (bf16 for the update's passes only, the
 rollouts in float32), `bf16_sampler` (the update's passes in bf16, the rollouts sampled by a bf16 copy of the
-policy, `sampling.sampler_copy`, synced after each update; attention in float32). Every rollout goes through the
+policy, `sampling.sampler_copy`, synced after each update; attention in float32), `trunk_reuse` (as
+`after_bf16_update_only`, and the update's passes start at the lowest trained layer from the input the rollouts kept
+there, `play_group(keep_trunk=)`), `bf16_sampler_trunk` (both). Every rollout goes through the
 update (advantage-0 rows are not skipped, so the paths do the same update work). Writes --profile_out: per path the
 median step and each step (rollout prefill, decode and game; update forward/backward, reference pass, rest), and the
 speedup per rollout of each path over `before`. It plays data/qa.json over data/pdfs with 600-character views, as it
@@ -108,6 +110,8 @@ def main():
     ap.add_argument('--device', default='cpu', help="'cuda' on a GPU")
     ap.add_argument('--sampler_dtype', choices=['bfloat16'], help='rollouts sampled by a copy of the policy in this '
                     'dtype (`TrainConfig.sampler_dtype`); default: by the policy itself')
+    ap.add_argument('--reuse_trunk', action='store_true', help='the rollouts keep the input of the lowest trained '
+                    'layer and the update starts there (`TrainConfig.reuse_trunk`)')
     ap.add_argument('--before', type=int, default=1, help='1: also evaluate the untrained SmolLM2 (once)')
     ap.add_argument('--report', action='store_true', help='train nothing: write the summary of what is recorded')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
@@ -150,7 +154,8 @@ def main():
     settings = dict(prompts=a.prompts, group=a.group, dynamic_sampling=a.dynamic_sampling, lr=a.lr,
                     trainable_layers=a.trainable_layers, temperature=a.temperature, **game,
                     # a run made before the setting existed keeps its settings
-                    **({'sampler_dtype': a.sampler_dtype} if a.sampler_dtype else {}))
+                    **({'sampler_dtype': a.sampler_dtype} if a.sampler_dtype else {}),
+                    **({'reuse_trunk': True} if a.reuse_trunk else {}))
     # what each evaluation file must have been made with (a change starts the run over)
     same = dict(settings, cold_start=a.cold_start, eval_every=a.eval_every,
                 sets={k: [e['uid'] for e in q] for k, (_, q) in {**eval_sets, 'val': (None, val_qa)}.items()})
@@ -308,15 +313,19 @@ def report(a, out: Path, log):
 # the levers, added one at a time: prefix sharing (`TurnCache(share_prefix=)`), decode steps that copy no cache
 # (`TurnCache(in_place=)`), prefills in groups of like length (`TurnCache(buckets=)`), bf16 autocast over the float32
 # weights (`model.vrag_compute_dtype`) for the rollouts' and the update's passes, or for the update's alone; rollouts
-# sampled by a bf16 copy of the policy (`sampling.sampler_copy`, synced after each update)
-_LEVERS = ('share_prefix', 'in_place', 'buckets', 'bf16_rollout', 'bf16_update', 'bf16_sampler')
+# sampled by a bf16 copy of the policy (`sampling.sampler_copy`, synced after each update); the update's passes from
+# the input of the lowest trained layer that the rollouts kept (`play_group(keep_trunk=)`)
+_LEVERS = ('share_prefix', 'in_place', 'buckets', 'bf16_rollout', 'bf16_update', 'bf16_sampler', 'trunk_reuse')
 PATHS = {name: dict(zip(_LEVERS, on)) for name, on in (
-    ('before', (False, False, False, False, False, False)), ('share', (True, False, False, False, False, False)),
-    ('share_in_place', (True, True, False, False, False, False)),
-    ('share_in_place_buckets', (True, True, True, False, False, False)),
-    ('after', (True, True, True, True, True, False)),
-    ('after_bf16_update_only', (True, True, True, False, True, False)),
-    ('bf16_sampler', (True, True, True, False, True, True)))}
+    ('before', (False, False, False, False, False, False, False)),
+    ('share', (True, False, False, False, False, False, False)),
+    ('share_in_place', (True, True, False, False, False, False, False)),
+    ('share_in_place_buckets', (True, True, True, False, False, False, False)),
+    ('after', (True, True, True, True, True, False, False)),
+    ('after_bf16_update_only', (True, True, True, False, True, False, False)),
+    ('bf16_sampler', (True, True, True, False, True, True, False)),
+    ('trunk_reuse', (True, True, True, False, True, False, True)),
+    ('bf16_sampler_trunk', (True, True, True, False, True, True, True)))}
 
 def profile(a, index, examples, judge, log):
     "Time GRPO steps part by part on one thread for each path, steps interleaved; write --profile_out."
@@ -325,7 +334,7 @@ def profile(a, index, examples, judge, log):
     from vrag_nb.rl.codec import ChatCodec
     from vrag_nb.rl.sampling import TurnCache, sampler_copy, sync_sampler
     from vrag_nb.rl.trainer import TrainConfig
-    from vrag_nb.rl.update import grpo_update, prepare_policy
+    from vrag_nb.rl.update import frozen_trunk, grpo_update, prepare_policy
     torch.set_num_threads(1)
     # the benchmark's settings through the trainer's config (its defaults for the rest), laid out as `train_policy` does
     c = TrainConfig(trainable_layers=a.trainable_layers, lr=a.lr, kl_coef=a.kl_coef, temperature=a.temperature,
@@ -362,7 +371,8 @@ def profile(a, index, examples, judge, log):
             # `bf16_sampler`: the rollouts sampled by the path's bf16 copy
             rows = rollout.play_group(samplers.get(name, model), codec, agent, chosen, c.group, c.turn_tokens,
                                       c.response_length, c.temperature, c.top_p, judge, c.preset,
-                                      seed=c.seed * 1_000_003 + k, counts=(work := {}))
+                                      seed=c.seed * 1_000_003 + k, counts=(work := {}),
+                                      keep_trunk=frozen_trunk(model) if p['trunk_reuse'] else None)
             t1 = time.perf_counter()
         finally: rollout.TurnCache = TurnCache
         bf16(p['bf16_update'])

@@ -37,6 +37,10 @@ class TokenRollout:
     parts: dict = field(default_factory=dict)  # r_ans, r_pat, r_ret of the reward
     pruned: list = field(default_factory=list)  # GGPO's μ per model turn (1: no gradient); empty without GGPO
     trajectory: dict | None = None  # the episode as plain JSON (33_agent.loop)
+    # the input of decoder layer `trunk_layer` [L, d] at the first L tokens, as the sampler computed it
+    # (`play_group(keep_trunk=)`): the update's passes may start there; None: not kept
+    trunk: torch.Tensor | None = field(default=None, repr=False)
+    trunk_layer: int = 0  # the decoder layer whose input `trunk` holds
 
 # %% ../../nbs/66_rl.rollout.ipynb #b64465d2
 @patch
@@ -165,6 +169,9 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
                counts: dict | None = None, # gets the decoding work done (`generate_replies`), summed over turns
                # carry the rollouts' KV cache from turn to turn (`sampling.TurnCache`); False: a `generate` a turn
                carry_cache: bool = True,
+               # keep each rollout's input of decoder layer `keep_trunk` (`TokenRollout.trunk`) for the update to start
+               # there (`67_rl.update`): a text LM with `carry_cache`; None: keep nothing
+               keep_trunk: int | None = None,
               ) -> list[TokenRollout]: # `group` rollouts per example, in order, scored
     "Play `group` episodes of each example in lockstep, one batched decoding per turn, and score them."
     from vrag_nb.eval.rewards import score, ANLSJudge
@@ -173,7 +180,9 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
     if seed is not None: torch.manual_seed(seed)
     runs, pad = [], codec.image_pad if codec.is_vlm else None
     carry = carry_cache and policy is None
-    turns = TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids) if carry else None
+    if keep_trunk and not carry: raise ValueError('keep_trunk needs the cache carried (carry_cache=True, no policy)')
+    turns = (TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids, keep_layer=keep_trunk) if carry
+             else None)
     for e in examples:
         for _ in range(group):
             r = TokenRollout(group=e['uid'], temperature=temperature if policy is None and temperature > 0 else 1.0)
@@ -198,6 +207,8 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
             if not toks or toks[-1] not in codec.stop_ids: r.add([codec.im_end])
             r.add(codec.newline)
             x['ep'].act(codec.tok.decode(toks, skip_special_tokens=True)); x['turn'] += 1
+    if keep_trunk:
+        for x in runs: x['r'].trunk, x['r'].trunk_layer = turns.trunk_states(x['r']), keep_trunk
     judge = judge or ANLSJudge()
     for x in runs:
         r, traj = x['r'], x['ep'].trajectory()

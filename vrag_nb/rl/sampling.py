@@ -13,7 +13,7 @@ from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
 # %% auto #0
 __all__ = ['ChosenLogprobs', 'suppress', 'merged_adapter', 'grouped_attention', 'decode_batch', 'batch_images', 'needs_mm_types',
-           'TurnCache', 'sampler_copy', 'sync_sampler']
+           'output_of', 'TurnCache', 'sampler_copy', 'sync_sampler']
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp05
 class ChosenLogprobs(LogitsProcessor):
@@ -204,6 +204,20 @@ def needs_mm_types(model, # a transformers model (or a peft model over one)
     return 'mm_token_type_ids' in inspect.signature(getattr(m, 'model', m).forward).parameters
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp32
+def _layers(model):
+    "The decoder layers of a text LM (or of the model under a peft model)."
+    base = model.get_base_model() if hasattr(model, 'get_base_model') else model
+    return base.model.layers
+
+@contextlib.contextmanager
+def output_of(module, # a torch module, e.g. a decoder layer
+             ): # a context manager yielding a list: one detached tensor per forward call, its first output
+    "Keep the output of `module`'s forward calls (detached) in the list this yields."
+    out = []
+    hook = module.register_forward_hook(lambda m, i, o: out.append((o[0] if isinstance(o, tuple) else o).detach()))
+    try: yield out
+    finally: hook.remove()
+
 class TurnCache:
     "The KV cache of a batch of rollouts, carried from turn to turn so that each turn prefills only its new tokens."
     def __init__(self, model, # a transformers LM or Qwen-VL-family VLM (or a peft model over one), on its device
@@ -221,12 +235,21 @@ class TurnCache:
                  # prefill rows in groups of like length, each padded to its own longest chunk (`_buckets`), not all
                  # to the batch's; False: one forward pass (for comparison)
                  buckets: bool = True,
+                 # keep the output of decoder layer `keep_layer - 1` (the input of layer `keep_layer`) at every token
+                 # fed, for the update to start there (`trunk_states`); a text LM only. None: keep nothing
+                 keep_layer: int | None = None,
                 ):
         self.model, self.image_pad, self.stop_ids, self.pad_id, self.banned = model, image_pad, stop_ids, pad_id, banned
         self.rope, self.types, self.cache, self.keys = _rope(model, image_pad), needs_mm_types(model), None, []
         self.share_prefix, self.in_place, self.buckets = share_prefix, in_place, buckets
         self.columns = 0  # token columns the prefills computed, padding included
         self.seconds = dict(prefill=0.0, decode=0.0)  # wall time spent in `replies`: prefill (vision too), decoding
+        if keep_layer is not None and image_pad is not None:
+            raise ValueError(f'keep_layer={keep_layer}: only a text LM keeps its trunk\'s output, not a VLM')
+        if keep_layer is not None and not 0 < keep_layer <= (n := len(_layers(model))):
+            raise ValueError(f'keep_layer must be a decoder layer of the text LM, 1..{n}: got {keep_layer}')
+        # the kept states [B, columns, d] beside `ids`, those of the rows dropped so far (by `id`), a pass's outputs
+        self.keep_layer, self.kept, self.dropped, self._outs, self._chunk_states = keep_layer, None, {}, None, None
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp33
 @patch
@@ -240,10 +263,33 @@ def _select(self: TurnCache, rows, dev):
     elif keys != self.keys:
         if not set(keys) <= set(self.keys): raise ValueError('TurnCache: a row that was not in its first turn')
         keep = [self.keys.index(k) for k in keys]; sel = torch.tensor(keep, device=dev)
+        if self.kept is not None:  # the dropped rows' states, kept for `trunk_states`
+            for j, k in enumerate(self.keys):
+                if k not in keys: self.dropped[k] = self._fed(j)
+            self.kept = self.kept[sel]
         self.cache.batch_select_indices(sel)
         self.ids, self.att, self.img = self.ids[sel], self.att[sel], self.img[sel]
         self.seen = [self.seen[i] for i in keep]
     self.keys = keys
+
+@patch
+def _fed(self: TurnCache, j):
+    "Cache row `j`'s tokens fed so far, in order, and the kept states of each: (ids [L], states [L, d])."
+    cols = self.att[j] == 1
+    return self.ids[j, cols], self.kept[j, cols]
+
+@patch
+def trunk_states(self: TurnCache, row, # a row of `replies`, now or in an earlier turn
+                ) -> torch.Tensor | None: # [L, d]: the input of decoder layer `keep_layer` at the row's first L tokens
+    """What decoder layer `keep_layer - 1` output at each of the row's first L tokens: the longest start of its tokens
+    that was fed as it is (not the padding fed after a stop token, nor what the row gained since its last reply); None
+    for a row this cache never held. Raises `ValueError` without `keep_layer`."""
+    if self.keep_layer is None: raise ValueError('TurnCache: no states kept (keep_layer=None)')
+    k = id(row)
+    if k not in self.dropped and k not in self.keys: return None
+    ids, states = self.dropped[k] if k in self.dropped else self._fed(self.keys.index(k))
+    m = next((i for i, (a, b) in enumerate(zip(ids.tolist(), row.ids)) if a != b), min(len(ids), len(row.ids)))
+    return states[:m]
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp34
 @patch
@@ -300,9 +346,11 @@ def _prefill(self: TurnCache, x, att, xp, chunks, images, p):
         return v
     if len(groups) == 1:
         self.columns += x.numel()
-        return _forward(self.model, self.cache, x, att, xp, vision(range(len(x)), x))
+        logits = _forward(self.model, self.cache, x, att, xp, vision(range(len(x)), x))
+        self._chunk_states = self._outs.pop() if self._outs else None  # [U, C, d] with `keep_layer`
+        return logits
     C, T = x.shape[1], att.shape[1] - x.shape[1]  # the chunk's columns, the cache's
-    logits, parts = None, []
+    logits, parts, self._chunk_states = None, [], None
     for g in groups:  # each group on a copy of its rows' cache, padded to its own longest chunk
         c, sel = max(len(chunks[i]) for i in g), torch.tensor(g, device=x.device)
         gc = _cache(self.in_place)
@@ -312,6 +360,10 @@ def _prefill(self: TurnCache, x, att, xp, chunks, images, p):
                        xp.index_select(-2, sel)[..., C - c:], vision(g, xg))
         logits = out.new_empty((len(x), out.shape[-1])) if logits is None else logits
         logits[sel] = out; parts.append((sel, c, gc)); self.columns += xg.numel()
+        if self._outs:  # the group's kept states, right-aligned in the chunk as its keys and values are below
+            s = self._outs.pop()
+            if self._chunk_states is None: self._chunk_states = s.new_zeros((len(x), C, s.shape[-1]))
+            self._chunk_states[sel, C - c:] = s
     cache = _cache(self.in_place)  # every row's keys and values, its chunk's right-aligned (the padding left: holes)
     for l in range(len(parts[0][2].layers)):
         k0, v0 = parts[0][2].layers[l].keys, parts[0][2].layers[l].values
@@ -353,16 +405,22 @@ def replies(self: TurnCache,
     first = _distinct(rows) if fresh and self.share_prefix else list(range(len(rows)))
     u = sorted(set(first))  # the rows prefilled: on a fresh cache a row's chunk is all of it, images included
     sel = torch.tensor(u, device=dev)
-    with grouped_attention(self.model, self.in_place):
+    keep = output_of(_layers(self.model)[self.keep_layer - 1]) if self.keep_layer else contextlib.nullcontext()
+    with grouped_attention(self.model, self.in_place), keep as self._outs:
         logits = self._prefill(x[sel], att[sel], xp.index_select(-2, sel), [chunks[i] for i in u],
                                [images[i] for i in u], p)
         if len(u) < len(rows):  # each row gets its distinct row's keys and values, and logits
             back = torch.tensor([u.index(f) for f in first], device=dev)
             self.cache.batch_select_indices(back); logits = logits[back]
+            if self._chunk_states is not None: self._chunk_states = self._chunk_states[back]
         t1 = time.perf_counter()
         new, lps, fed, self.att = _sample(self.model, self.cache, x, att, xp, {}, self.rope, self.stop_ids,
                                           self.pad_id, max_new_tokens, temperature, top_p, self.banned, first=logits)
     self.ids, self.img = torch.cat([ids, fed], 1), torch.cat([img, torch.zeros_like(fed, dtype=torch.bool)], 1)
+    if self.keep_layer:  # the chunk's states, then a decode step's for each token fed: beside `ids`, column for column
+        new_states = torch.cat([self._chunk_states, *self._outs], 1)
+        self.kept = new_states if self.kept is None else torch.cat([self.kept, new_states], 1)
+    self._outs = self._chunk_states = None
     fed_tokens = sum(len(chunks[i]) for i in u)
     saved = sum(map(len, chunks)) - fed_tokens  # tokens of the rows whose prefill was copied
     for k, v in dict(generate_calls=1, prefill_tokens=fed_tokens, shared_prefix_tokens=saved, decode_steps=new.shape[1],

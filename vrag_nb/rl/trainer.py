@@ -14,7 +14,7 @@ from ..agent.loop import VRAGAgent
 from .grpo import token_mean
 from .rollout import TokenRollout, play_group, collate, sequence_logprobs
 from .codec import ChatCodec, template_system
-from .update import grpo_update, prepare_policy, stack_adapter
+from .update import frozen_trunk, grpo_update, prepare_policy, stack_adapter
 from .sampling import sampler_copy, sync_sampler
 from .sft import read_sft, sft_rollout
 
@@ -206,6 +206,9 @@ class TrainConfig:
     # the rollouts sampled by a copy of the policy in this dtype ('bfloat16': `sampling.sampler_copy`, synced after
     # each update, as verl's vLLM); None: by the policy itself
     sampler_dtype: str | None = None
+    # the rollouts keep the input of the lowest trained layer and the update's passes start there
+    # (`play_group(keep_trunk=)`): a text LM trained in full with `trainable_layers`; False: passes from the tokens
+    reuse_trunk: bool = False
     preset: str = 'vrag_rl' # reward preset (`rewards.PRESETS`)
     obs_chars: int = 1000 # text LMs: characters per view (`rl.codec.view_text`)
     seed: int = 0 # LoRA init, demonstrations drawn, questions and sampling of every step
@@ -256,6 +259,10 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(c.seed)
     model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers)
+    keep = frozen_trunk(model) if c.reuse_trunk else None  # the decoder layer the update's passes start at
+    if c.reuse_trunk and (not keep or image_processor is not None or not c.carry_cache):
+        raise ValueError('reuse_trunk needs a text LM trained in full with frozen bottom layers (trainable_layers, '
+                         'no lora) and carry_cache')
     pages = {(p.doc, p.page): p for p in index.pages}
     system = template_system(tokenizer) if c.system == 'template' else c.system  # Qwen3-VL's template: none
     codec = ChatCodec(tokenizer, image_processor, system=system, pages=pages, obs_chars=c.obs_chars)
@@ -294,7 +301,7 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         play = lambda exs, k=0: play_group(
             sampler, codec, agent, exs, c.group, c.turn_tokens, c.response_length, c.temperature, c.top_p, judge,
             c.preset, ggpo=c.algo == 'ggpo', seed=c.seed * 1_000_003 + step + 7919 * k, counts=work,
-            carry_cache=c.carry_cache)
+            carry_cache=c.carry_cache, keep_trunk=keep)
         rows = play(chosen)
         if c.dynamic_sampling:  # the rest of the questions, in a fixed order, drawn as tied groups are dropped
             pool = [e for e in rng.sample(examples, len(examples)) if e not in chosen]
