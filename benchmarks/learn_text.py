@@ -44,7 +44,9 @@ float32 weights, `model.vrag_compute_dtype`), `after_bf16_update_only` (bf16 for
 rollouts in float32), `bf16_sampler` (the update's passes in bf16, the rollouts sampled by a bf16 copy of the
 policy, `sampling.sampler_copy`, synced after each update; attention in float32), `trunk_reuse` (as
 `after_bf16_update_only`, and the update's passes start at the lowest trained layer from the input the rollouts kept
-there, `play_group(keep_trunk=)`), `bf16_sampler_trunk` (both). Every rollout goes through the
+there, `play_group(keep_trunk=)`), `bf16_sampler_trunk` (both), `bf16_sampler_trunk_f32_cache` (and the bf16
+sampler's keys and values kept in float32, `TurnCache(float32_cache=True)`; the other paths keep them as computed).
+Every rollout goes through the
 update (advantage-0 rows are not skipped, so the paths do the same update work). Writes --profile_out: per path the
 median step and each step (rollout prefill, decode and game; update forward/backward, reference pass, rest), and the
 speedup per rollout of each path over `before`. It plays data/qa.json over data/pdfs with 600-character views, as it
@@ -314,18 +316,21 @@ def report(a, out: Path, log):
 # (`TurnCache(in_place=)`), prefills in groups of like length (`TurnCache(buckets=)`), bf16 autocast over the float32
 # weights (`model.vrag_compute_dtype`) for the rollouts' and the update's passes, or for the update's alone; rollouts
 # sampled by a bf16 copy of the policy (`sampling.sampler_copy`, synced after each update); the update's passes from
-# the input of the lowest trained layer that the rollouts kept (`play_group(keep_trunk=)`)
-_LEVERS = ('share_prefix', 'in_place', 'buckets', 'bf16_rollout', 'bf16_update', 'bf16_sampler', 'trunk_reuse')
+# the input of the lowest trained layer that the rollouts kept (`play_group(keep_trunk=)`); a bf16 sampler's keys and
+# values kept in float32 (`TurnCache(float32_cache=)`)
+_LEVERS = ('share_prefix', 'in_place', 'buckets', 'bf16_rollout', 'bf16_update', 'bf16_sampler', 'trunk_reuse',
+           'float32_cache')
 PATHS = {name: dict(zip(_LEVERS, on)) for name, on in (
-    ('before', (False, False, False, False, False, False, False)),
-    ('share', (True, False, False, False, False, False, False)),
-    ('share_in_place', (True, True, False, False, False, False, False)),
-    ('share_in_place_buckets', (True, True, True, False, False, False, False)),
-    ('after', (True, True, True, True, True, False, False)),
-    ('after_bf16_update_only', (True, True, True, False, True, False, False)),
-    ('bf16_sampler', (True, True, True, False, True, True, False)),
-    ('trunk_reuse', (True, True, True, False, True, False, True)),
-    ('bf16_sampler_trunk', (True, True, True, False, True, True, True)))}
+    ('before', (False, False, False, False, False, False, False, False)),
+    ('share', (True, False, False, False, False, False, False, False)),
+    ('share_in_place', (True, True, False, False, False, False, False, False)),
+    ('share_in_place_buckets', (True, True, True, False, False, False, False, False)),
+    ('after', (True, True, True, True, True, False, False, False)),
+    ('after_bf16_update_only', (True, True, True, False, True, False, False, False)),
+    ('bf16_sampler', (True, True, True, False, True, True, False, False)),
+    ('trunk_reuse', (True, True, True, False, True, False, True, False)),
+    ('bf16_sampler_trunk', (True, True, True, False, True, True, True, False)),
+    ('bf16_sampler_trunk_f32_cache', (True, True, True, False, True, True, True, True)))}
 
 def profile(a, index, examples, judge, log):
     "Time GRPO steps part by part on one thread for each path, steps interleaved; write --profile_out."
@@ -359,7 +364,7 @@ def profile(a, index, examples, judge, log):
         p = PATHS[name]
         def cache(*args, **kw):  # `play_group`'s TurnCache, kept to read its prefill and decode seconds
             caches.append(TurnCache(*args, **kw, share_prefix=p['share_prefix'], in_place=p['in_place'],
-                                    buckets=p['buckets']))
+                                    buckets=p['buckets'], float32_cache=p['float32_cache']))
             return caches[-1]
         # `rollout.compute_context`: bf16 autocast over the float32 weights where the path asks for it
         bf16 = lambda on: setattr(model, 'vrag_compute_dtype', torch.bfloat16 if on else None)

@@ -132,8 +132,10 @@ AttentionInterface.register(_GQA, _sdpa_gqa); AttentionMaskInterface.register(_G
 
 class _RoomyLayer(DynamicLayer):
     "A `DynamicLayer` that writes new keys and values into room kept after them, instead of copying all (`torch.cat`)."
+    upcast = False  # keep the keys and values in float32
     def update(self, key_states, value_states, *args, **kwargs):
         "Append `key_states`, `value_states` [B, H, m, D]: (keys, values) [B, H, n + m, D], views of the buffers."
+        if self.upcast: key_states, value_states = key_states.float(), value_states.float()
         if not self.is_initialized: self.lazy_initialization(key_states, value_states); self._kb = None
         n, m, kb = self.get_seq_length(), key_states.shape[-2], self._kb
         # a fresh buffer when there is none, it is full, or the cache was replaced (`batch_select_indices` copies)
@@ -146,10 +148,15 @@ class _RoomyLayer(DynamicLayer):
         self.keys, self.values = self._kb[:, :, :n + m], self._vb[:, :, :n + m]
         return self.keys, self.values
 
-def _cache(in_place: bool = True) -> DynamicCache:
-    "An empty `DynamicCache`, its layers `_RoomyLayer`s (`in_place`) or transformers' own."
+class _Float32Layer(_RoomyLayer):
+    """A `_RoomyLayer` that stores bf16 or fp16 keys and values in float32, each once as it is written: the CPU's
+    grouped attention (`_sdpa_gqa`) reads them in float32, and would otherwise cast the whole cache at every step."""
+    upcast = True
+
+def _cache(in_place: bool = True, float32: bool = False) -> DynamicCache:
+    "An empty `DynamicCache`, its layers `_RoomyLayer`s (`in_place`; `float32`: `_Float32Layer`s) or transformers' own."
     c = DynamicCache()
-    if in_place: c.layer_class_to_replicate = _RoomyLayer
+    if in_place: c.layer_class_to_replicate = _Float32Layer if float32 else _RoomyLayer
     return c
 
 @contextlib.contextmanager
@@ -204,6 +211,17 @@ def needs_mm_types(model, # a transformers model (or a peft model over one)
     return 'mm_token_type_ids' in inspect.signature(getattr(m, 'model', m).forward).parameters
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp32
+def _grouped_text_lm(model, image_pad) -> bool:
+    """Whether `model` is a text LM on the CPU computing in bf16 or fp16 (its weights, or autocast over them) whose
+    every decoder layer attends by grouped SDPA (`grouped_attention`)."""
+    p, half = next(model.parameters()), (torch.bfloat16, torch.float16)
+    if image_pad is not None or p.device.type != 'cpu': return False
+    if p.dtype not in half and getattr(model, 'vrag_compute_dtype', None) not in half: return False
+    try: attn = [getattr(l, 'self_attn', None) for l in _layers(model)]
+    except AttributeError: return False  # not a transformers decoder-only layout
+    grouped = lambda a: getattr(a, 'num_key_value_groups', 1) > 1 and a.config._attn_implementation == 'sdpa'
+    return bool(attn) and all(map(grouped, attn))
+
 def _layers(model):
     "The decoder layers of a text LM (or of the model under a peft model)."
     base = model.get_base_model() if hasattr(model, 'get_base_model') else model
@@ -238,6 +256,10 @@ class TurnCache:
                  # keep the output of decoder layer `keep_layer - 1` (the input of layer `keep_layer`) at every token
                  # fed, for the update to start there (`trunk_states`); a text LM only. None: keep nothing
                  keep_layer: int | None = None,
+                 # on the CPU, a bf16 or fp16 text LM's keys and values kept in float32, each cast once as it is
+                 # written, when every attention layer reads them through `_sdpa_gqa` (which attends in float32); the
+                 # same numbers. False: as computed (cast whole at every step)
+                 float32_cache: bool = True,
                 ):
         self.model, self.image_pad, self.stop_ids, self.pad_id, self.banned = model, image_pad, stop_ids, pad_id, banned
         self.rope, self.types, self.cache, self.keys = _rope(model, image_pad), needs_mm_types(model), None, []
@@ -249,6 +271,7 @@ class TurnCache:
         if keep_layer is not None and not 0 < keep_layer <= (n := len(_layers(model))):
             raise ValueError(f'keep_layer must be a decoder layer of the text LM, 1..{n}: got {keep_layer}')
         # the kept states [B, columns, d] beside `ids`, those of the rows dropped so far (by `id`), a pass's outputs
+        self.float32 = float32_cache and in_place and _grouped_text_lm(model, image_pad)
         self.keep_layer, self.kept, self.dropped, self._outs, self._chunk_states = keep_layer, None, {}, None, None
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp33
@@ -257,7 +280,7 @@ def _select(self: TurnCache, rows, dev):
     "Keep the cache rows of `rows` in their order (ended episodes are dropped); start the cache at the first turn."
     keys = [id(r) for r in rows]
     if self.cache is None:
-        self.cache, self.seen = _cache(self.in_place), [0] * len(rows)
+        self.cache, self.seen = _cache(self.in_place, self.float32), [0] * len(rows)
         self.ids = torch.zeros((len(rows), 0), dtype=torch.long, device=dev); self.att = self.ids.clone()
         self.img = self.ids.bool()  # columns prefilled as an image's tokens (a sampled image-pad id is not one)
     elif keys != self.keys:
@@ -353,7 +376,7 @@ def _prefill(self: TurnCache, x, att, xp, chunks, images, p):
     logits, parts, self._chunk_states = None, [], None
     for g in groups:  # each group on a copy of its rows' cache, padded to its own longest chunk
         c, sel = max(len(chunks[i]) for i in g), torch.tensor(g, device=x.device)
-        gc = _cache(self.in_place)
+        gc = _cache(self.in_place, self.float32)
         for l, layer in enumerate(self.cache.layers): gc.update(layer.keys[sel], layer.values[sel], l)
         xg = x[sel, C - c:]
         out = _forward(self.model, gc, xg, torch.cat([att[sel, :T], att[sel, T + C - c:]], 1),
@@ -364,7 +387,8 @@ def _prefill(self: TurnCache, x, att, xp, chunks, images, p):
             s = self._outs.pop()
             if self._chunk_states is None: self._chunk_states = s.new_zeros((len(x), C, s.shape[-1]))
             self._chunk_states[sel, C - c:] = s
-    cache = _cache(self.in_place)  # every row's keys and values, its chunk's right-aligned (the padding left: holes)
+    # every row's keys and values, its chunk's right-aligned (the padding left: holes)
+    cache = _cache(self.in_place, self.float32)
     for l in range(len(parts[0][2].layers)):
         k0, v0 = parts[0][2].layers[l].keys, parts[0][2].layers[l].values
         shape = lambda t: (len(x), t.shape[1], T + C, t.shape[-1])
