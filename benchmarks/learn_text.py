@@ -45,7 +45,8 @@ rollouts in float32), `bf16_sampler` (the update's passes in bf16, the rollouts 
 policy, `sampling.sampler_copy`, synced after each update; attention in float32), `trunk_reuse` (as
 `after_bf16_update_only`, and the update's passes start at the lowest trained layer from the input the rollouts kept
 there, `play_group(keep_trunk=)`), `bf16_sampler_trunk` (both), `bf16_sampler_trunk_f32_cache` (and the bf16
-sampler's keys and values kept in float32, `TurnCache(float32_cache=True)`; the other paths keep them as computed).
+sampler's keys and values kept in float32, `TurnCache(float32_cache=True)`; the other paths keep them as computed),
+`all_levers` (and each token drawn by inverse transform sampling, `draw='inverse_cdf'`, not `torch.multinomial`).
 Every rollout goes through the
 update (advantage-0 rows are not skipped, so the paths do the same update work). Writes --profile_out: per path the
 median step and each step (rollout prefill, decode and game; update forward/backward, reference pass, rest), and the
@@ -112,6 +113,8 @@ def main():
     ap.add_argument('--device', default='cpu', help="'cuda' on a GPU")
     ap.add_argument('--sampler_dtype', choices=['bfloat16'], help='rollouts sampled by a copy of the policy in this '
                     'dtype (`TrainConfig.sampler_dtype`); default: by the policy itself')
+    ap.add_argument('--draw', choices=['inverse_cdf'], help='how a rollout\'s token is drawn (`TrainConfig.draw`); '
+                    'default: torch.multinomial')
     ap.add_argument('--reuse_trunk', action='store_true', help='the rollouts keep the input of the lowest trained '
                     'layer and the update starts there (`TrainConfig.reuse_trunk`)')
     ap.add_argument('--before', type=int, default=1, help='1: also evaluate the untrained SmolLM2 (once)')
@@ -157,7 +160,7 @@ def main():
                     trainable_layers=a.trainable_layers, temperature=a.temperature, **game,
                     # a run made before the setting existed keeps its settings
                     **({'sampler_dtype': a.sampler_dtype} if a.sampler_dtype else {}),
-                    **({'reuse_trunk': True} if a.reuse_trunk else {}))
+                    **({'reuse_trunk': True} if a.reuse_trunk else {}), **({'draw': a.draw} if a.draw else {}))
     # what each evaluation file must have been made with (a change starts the run over)
     same = dict(settings, cold_start=a.cold_start, eval_every=a.eval_every,
                 sets={k: [e['uid'] for e in q] for k, (_, q) in {**eval_sets, 'val': (None, val_qa)}.items()})
@@ -317,20 +320,22 @@ def report(a, out: Path, log):
 # weights (`model.vrag_compute_dtype`) for the rollouts' and the update's passes, or for the update's alone; rollouts
 # sampled by a bf16 copy of the policy (`sampling.sampler_copy`, synced after each update); the update's passes from
 # the input of the lowest trained layer that the rollouts kept (`play_group(keep_trunk=)`); a bf16 sampler's keys and
-# values kept in float32 (`TurnCache(float32_cache=)`)
+# values kept in float32 (`TurnCache(float32_cache=)`); tokens drawn by inverse transform sampling
+# (`draw='inverse_cdf'`)
 _LEVERS = ('share_prefix', 'in_place', 'buckets', 'bf16_rollout', 'bf16_update', 'bf16_sampler', 'trunk_reuse',
-           'float32_cache')
+           'float32_cache', 'inverse_cdf')
+_OFF = (False,) * 9
 PATHS = {name: dict(zip(_LEVERS, on)) for name, on in (
-    ('before', (False, False, False, False, False, False, False, False)),
-    ('share', (True, False, False, False, False, False, False, False)),
-    ('share_in_place', (True, True, False, False, False, False, False, False)),
-    ('share_in_place_buckets', (True, True, True, False, False, False, False, False)),
-    ('after', (True, True, True, True, True, False, False, False)),
-    ('after_bf16_update_only', (True, True, True, False, True, False, False, False)),
-    ('bf16_sampler', (True, True, True, False, True, True, False, False)),
-    ('trunk_reuse', (True, True, True, False, True, False, True, False)),
-    ('bf16_sampler_trunk', (True, True, True, False, True, True, True, False)),
-    ('bf16_sampler_trunk_f32_cache', (True, True, True, False, True, True, True, True)))}
+    ('before', _OFF), ('share', (True,) + _OFF[1:]),
+    ('share_in_place', (True, True) + _OFF[2:]),
+    ('share_in_place_buckets', (True, True, True) + _OFF[3:]),
+    ('after', (True, True, True, True, True) + _OFF[5:]),
+    ('after_bf16_update_only', (True, True, True, False, True) + _OFF[5:]),
+    ('bf16_sampler', (True, True, True, False, True, True) + _OFF[6:]),
+    ('trunk_reuse', (True, True, True, False, True, False, True) + _OFF[7:]),
+    ('bf16_sampler_trunk', (True, True, True, False, True, True, True) + _OFF[7:]),
+    ('bf16_sampler_trunk_f32_cache', (True, True, True, False, True, True, True, True, False)),
+    ('all_levers', (True, True, True, False, True, True, True, True, True)))}
 
 def profile(a, index, examples, judge, log):
     "Time GRPO steps part by part on one thread for each path, steps interleaved; write --profile_out."
@@ -377,7 +382,8 @@ def profile(a, index, examples, judge, log):
             rows = rollout.play_group(samplers.get(name, model), codec, agent, chosen, c.group, c.turn_tokens,
                                       c.response_length, c.temperature, c.top_p, judge, c.preset,
                                       seed=c.seed * 1_000_003 + k, counts=(work := {}),
-                                      keep_trunk=frozen_trunk(model) if p['trunk_reuse'] else None)
+                                      keep_trunk=frozen_trunk(model) if p['trunk_reuse'] else None,
+                                      draw='inverse_cdf' if p['inverse_cdf'] else 'multinomial')
             t1 = time.perf_counter()
         finally: rollout.TurnCache = TurnCache
         bf16(p['bf16_update'])

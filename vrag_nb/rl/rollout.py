@@ -172,6 +172,9 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
                # keep each rollout's input of decoder layer `keep_trunk` (`TokenRollout.trunk`) for the update to start
                # there (`67_rl.update`): a text LM with `carry_cache`; None: keep nothing
                keep_trunk: int | None = None,
+               # how a carried-cache turn draws a token: 'multinomial' (`generate`'s draws) or 'inverse_cdf' (the same
+               # distribution, far less time on the CPU; `sampling.inverse_cdf`)
+               draw: str = 'multinomial',
               ) -> list[TokenRollout]: # `group` rollouts per example, in order, scored
     "Play `group` episodes of each example in lockstep, one batched decoding per turn, and score them."
     from vrag_nb.eval.rewards import score, ANLSJudge
@@ -181,8 +184,9 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
     runs, pad = [], codec.image_pad if codec.is_vlm else None
     carry = carry_cache and policy is None
     if keep_trunk and not carry: raise ValueError('keep_trunk needs the cache carried (carry_cache=True, no policy)')
-    turns = (TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids, keep_layer=keep_trunk) if carry
-             else None)
+    if draw != 'multinomial' and not carry_cache: raise ValueError(f'draw={draw!r} needs the cache carried')
+    turns = (TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids, keep_layer=keep_trunk, draw=draw)
+             if carry else None)
     for e in examples:
         for _ in range(group):
             r = TokenRollout(group=e['uid'], temperature=temperature if policy is None and temperature > 0 else 1.0)
