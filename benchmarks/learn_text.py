@@ -289,7 +289,7 @@ def report(a, out: Path, log):
         heldout_r_ans={f'{algo}_seed{s}': [dict(step=r['step'], r_ans=pooled(r, HELD),
                                                 train=r['sets']['train']['r_ans']) for r in c]
                        for (algo, s), c in curves.items() if len(c) > 1},
-        profile={k: part(prof[k]['median']) for k in ('before', 'after_bf16_update_only', 'after') if k in prof},
+        profile=profile_summary(prof, part, a.profile_out),
         command='.venv/bin/python benchmarks/learn_text.py --cold_start ' + a.cold_start)
     (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
     from matplotlib.figure import Figure
@@ -336,6 +336,17 @@ PATHS = {name: dict(zip(_LEVERS, on)) for name, on in (
     ('bf16_sampler_trunk', (True, True, True, False, True, True, True) + _OFF[7:]),
     ('bf16_sampler_trunk_f32_cache', (True, True, True, False, True, True, True, True, False)),
     ('all_levers', (True, True, True, False, True, True, True, True, True)))}
+
+def profile_summary(prof: dict, part, source: str) -> dict:
+    "`before` and the fastest path of a --profile run (as `after`, with its name, levers and speedup per rollout)."
+    paths = [k for k in PATHS if k in prof and k != 'before']
+    best = max(paths, key=lambda k: prof[k].get('speedup_per_rollout', 0), default=None)
+    res = {'before': part(prof['before']['median'])} if 'before' in prof else {}
+    if best:
+        levers = {k: prof[best].get(k, False) for k in _LEVERS}
+        res['after'] = dict(part(prof[best]['median']), path=best, levers=levers,
+                            speedup_per_rollout=prof[best].get('speedup_per_rollout'))
+    return dict(res, source=source) if res else {}
 
 def profile(a, index, examples, judge, log):
     "Time GRPO steps part by part on one thread for each path, steps interleaved; write --profile_out."
