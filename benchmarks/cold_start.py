@@ -25,6 +25,14 @@ settings match), and at every validation the supervised state (trained weights, 
 --work/sft_state.pt; started again with the same settings, the run resumes from it (--fresh starts over). --init DIR
 starts from a saved policy (an earlier run's --work/policy) instead of SmolLM2, its curve continued from --init_summary
 (that run's summary.json): the optimiser's moments start again from zero there.
+
+Choosing a recipe without the held-out sets: --choose_on_dev 1 keeps data/qa_dev.json (67 hand-written questions over
+the training documents) out of the demonstrations and plays it greedily at the end (`dev` in summary.json), so recipes
+can be compared on questions written like the held-out ones; --heldout 0 leaves the held-out sets unplayed until a
+recipe is chosen. Run the chosen recipe again with --heldout 1 and the same --out and --work: it resumes its finished
+state, reads back the sets its summary already holds (same settings and best step) and plays only the held-out sets.
+--cloze_share caps the cloze items among the kept demonstrations (a cloze item quotes the sentence that holds its
+answer; 129 of the teacher's 173 right plays are cloze).
 """
 import argparse, json, random, time
 from pathlib import Path
@@ -84,6 +92,12 @@ def main():
     ap.add_argument('--limit', type=int, help='at most this many training questions (a quick run)')
     ap.add_argument('--before', type=int, default=1, help='0: skip the untrained model\'s evaluation (it answers none)')
     ap.add_argument('--eval_val', type=int, default=1, help='0: held-out sets only, not the val questions')
+    ap.add_argument('--choose_on_dev', type=int, default=0,
+                    help='1: data/qa_dev.json is kept out of the demonstrations and played greedily at the end, '
+                         'the hand-written questions a variant is chosen on')
+    ap.add_argument('--cloze_share', type=float,
+                    help='at most this share of the kept demonstrations are cloze items (a seeded sample of them)')
+    ap.add_argument('--heldout', type=int, default=1, help='0: skip the held-out sets (a variant not yet chosen)')
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
@@ -103,13 +117,17 @@ def main():
     held = {'rdocs': (index_for(work, 'rdocs', ['data/pdfs_rdocs']), load_qa('data/qa_rdocs.json')),
             'unseen': (index_for(work, 'unseen', ['data/pdfs_unseen']), load_qa('data/qa_unseen.json'))}
     gen = load_qa('data/qa_train.json')
-    train_qa = [e for e in gen if e['meta_info'].get('split') == 'train'] + load_qa('data/qa.json') + load_qa(
-        'data/qa_dev.json')
+    dev_qa = load_qa('data/qa_dev.json')
+    train_qa = [e for e in gen if e['meta_info'].get('split') == 'train'] + load_qa('data/qa.json') + (
+        [] if a.choose_on_dev else dev_qa)
     val_qa = [e for e in gen if e['meta_info'].get('split') == 'val']
+    train_gen = {e['uid']: e['meta_info'].get('generator') for e in gen}  # cloze, def_term, ...; hand-written: None
     if a.limit:
         train_qa = random.Random(a.seed).sample(train_qa, min(a.limit, len(train_qa)))
         val_qa = val_qa[:max(4, a.limit // 4)]
         held = {k: (i, q[:max(3, a.limit // 4)]) for k, (i, q) in held.items()}
+        dev_qa = dev_qa[:max(3, a.limit // 4)]
+    if not a.heldout: held = {}
     log(f'{len(train_idx.pages)} training pages; {len(train_qa)} training, {len(val_qa)} validation questions; '
         f'held out: ' + ', '.join(f'{k} {len(q)}' for k, (_, q) in held.items()))
 
@@ -120,10 +138,19 @@ def main():
     game = dict(max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length,
                 obs_chars=a.obs_chars)
 
+    # the settings that make the same policy (what is evaluated, and when the run stops, may differ)
+    same = {k: v for k, v in vars(a).items()
+            if k not in ('fresh', 'out', 'max_steps', 'patience', 'heldout', 'eval_val', 'before')}
+    prev = json.loads((out/'summary.json').read_text()) if (out/'summary.json').exists() else {}
+    prev_sets = (prev.get('cold_start') or {}) if {k: prev.get('settings', {}).get(k) for k in same} == same else {}
+
     def evaluate(stage):
-        "Greedy play of the held-out sets and the validation questions."
+        "Greedy play of the held-out sets and the validation questions (a set this policy's summary holds: read)."
         res = {}
-        for name, (idx, qa) in [*held.items(), *([('val', (train_idx, val_qa))] if a.eval_val else [])]:
+        for name, (idx, qa) in [*held.items(), *([('val', (train_idx, val_qa))] if a.eval_val else []),
+                                *([('dev', (train_idx, dev_qa))] if a.choose_on_dev else [])]:
+            if stage == 'cold_start' and name in prev_sets and prev.get('best_step') == best_step:
+                res[name] = prev_sets[name]; continue
             res[name] = evaluate_policy(model, tok, None, idx, qa, judge=judge, **game)[0]
         log(stage, json.dumps(res)); return res
 
@@ -149,12 +176,17 @@ def main():
     right = {k: [r for r in v if r.parts.get('r_ans', 0) > 0] for k, v in played.items()}
     log('demonstrations', {k: f'{len(right[k])} right of {len(v)}' for k, v in played.items()})
     demos, val_demos = right['train'], right['val']
+    cloze = [r for r in demos if train_gen.get(r.group) == 'cloze']
+    if a.cloze_share is not None and len(cloze) > (cap := int(a.cloze_share * (len(demos) - len(cloze))
+                                                              / max(1e-9, 1 - a.cloze_share))):
+        drop = {r.group for r in random.Random(a.seed).sample(cloze, len(cloze) - cap)}
+        demos = [r for r in demos if r.group not in drop]
+    log(f'{len(demos)} demonstrations kept, {sum(train_gen.get(r.group) == "cloze" for r in demos)} of them cloze')
     if not demos or not val_demos: raise SystemExit('no right demonstrations to train or validate on')
 
     opt, rng = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=a.lr), random.Random(a.seed)
     curve, best, best_state, bad, step = [], float('inf'), None, 0, 0
     state_path = work/'sft_state.pt'  # what a stopped run resumes from
-    same = {k: v for k, v in vars(a).items() if k not in ('fresh', 'out', 'max_steps', 'patience')}
     state = torch.load(state_path, weights_only=False) if state_path.exists() and not a.fresh else None
     if state and state['settings'] == same:
         with torch.no_grad():
@@ -207,15 +239,16 @@ def main():
     res = dict(model='SmolLM2-135M-Instruct', judge=judge.name, settings=vars(a),
                questions=dict(train=len(train_qa), val=len(val_qa), **{k: len(q) for k, (_, q) in held.items()}),
                demonstrations={k: dict(played=len(played[k]), right=len(right[k])) for k in played},
-               sft_curve=curve, best_step=best_step, before=before, cold_start=after,
+               kept=dict(demonstrations=len(demos), cloze=sum(train_gen.get(r.group) == 'cloze' for r in demos)),
+               sft_curve=curve, best_step=best_step, before=before, cold_start={**prev_sets, **after},
                heldout_r_ans={stage: round(sum(r[k]['r_ans'] * r[k]['n'] for k in held) /
                                            sum(r[k]['n'] for k in held), 4)
-                              for stage, r in (('before', before), ('cold_start', after)) if r},
+                              for stage, r in (('before', before), ('cold_start', after)) if r and held},
                heldout_right={stage: sum(round(r[k]['r_ans'] * r[k]['n']) for k in held)
-                              for stage, r in (('before', before), ('cold_start', after)) if r},
+                              for stage, r in (('before', before), ('cold_start', after)) if r and held},
                seconds=round(time.time() - t0))
     (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
-    log('held-out r_ans', res['heldout_r_ans'])
+    log('held-out r_ans', res['heldout_r_ans'], 'kept', res['kept'])
 
 
 if __name__ == '__main__': main()

@@ -136,6 +136,9 @@ def main():
         if a.out == ap.get_default('out'): a.out = '/tmp/learn_text_smoke'  # never over the committed results
         if a.work == ap.get_default('work'): a.work = '/tmp/learn_text_smoke_work'
     if a.cold_start == 'base': a.cold_start = str(smollm2_dir())
+    if not a.report and not a.profile and not (Path(a.cold_start)/'config.json').exists():
+        raise SystemExit(f'--cold_start {a.cold_start}: no saved policy there; make one with benchmarks/cold_start.py '
+                         '(its --work/policy; benchmarks/README.md, "A cold start at scale"), or pass base')
     out, work, t0 = Path(a.out), Path(a.work), time.time()
     out.mkdir(parents=True, exist_ok=True); work.mkdir(parents=True, exist_ok=True)
     log = lambda *x: print(f'[{time.time() - t0:7.1f} s]', *x, flush=True)
