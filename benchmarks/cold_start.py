@@ -147,14 +147,18 @@ def main():
     prev = json.loads((out/'summary.json').read_text()) if (out/'summary.json').exists() else {}
     prev_sets = (prev.get('cold_start') or {}) if {k: prev.get('settings', {}).get(k) for k in same} == same else {}
 
+    per_question = {}  # set -> question uid -> r_ans, the cold start's (for paired comparisons of recipes)
+
     def evaluate(stage):
         "Greedy play of the held-out sets and the validation questions (a set this policy's summary holds: read)."
         res = {}
         for name, (idx, qa) in [*held.items(), *([('val', (train_idx, val_qa))] if a.eval_val else []),
                                 *([('dev', (train_idx, dev_qa))] if a.choose_on_dev else [])]:
-            if stage == 'cold_start' and name in prev_sets and prev.get('best_step') == best_step:
-                res[name] = prev_sets[name]; continue
-            res[name] = evaluate_policy(model, tok, None, idx, qa, judge=judge, **game)[0]
+            if (stage == 'cold_start' and name in prev_sets and prev.get('best_step') == best_step
+                    and name in prev.get('per_question', {})):
+                res[name], per_question[name] = prev_sets[name], prev['per_question'][name]; continue
+            res[name], rows = evaluate_policy(model, tok, None, idx, qa, judge=judge, **game)
+            if stage == 'cold_start': per_question[name] = {r.group: r.parts.get('r_ans', 0.0) for r in rows}
         log(stage, json.dumps(res)); return res
 
     before = evaluate('before') if a.before else None
@@ -240,7 +244,8 @@ def main():
     ax.set_title('cold start: SmolLM2-135M on the teacher\'s right demonstrations', fontsize=9)
     fig.tight_layout(); fig.savefig(out/'sft_loss.png', dpi=80)
     res = dict(model='SmolLM2-135M-Instruct', judge=judge.name, settings=vars(a),
-               questions=dict(train=len(train_qa), val=len(val_qa), **{k: len(q) for k, (_, q) in held.items()}),
+               questions=dict(train=len(train_qa), val=len(val_qa), **{k: len(q) for k, (_, q) in held.items()},
+                              **({'dev': len(dev_qa)} if a.choose_on_dev else {})),
                demonstrations={k: dict(played=len(played[k]), right=len(right[k])) for k in played},
                kept=dict(demonstrations=len(demos), cloze=sum(train_gen.get(r.group) == 'cloze' for r in demos)),
                sft_curve=curve, best_step=best_step, before=before, cold_start={**prev_sets, **after},
@@ -249,7 +254,7 @@ def main():
                               for stage, r in (('before', before), ('cold_start', after)) if r and held},
                heldout_right={stage: sum(round(r[k]['r_ans'] * r[k]['n']) for k in held)
                               for stage, r in (('before', before), ('cold_start', after)) if r and held},
-               seconds=round(time.time() - t0))
+               per_question=per_question, seconds=round(time.time() - t0))
     (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
     log('held-out r_ans', res['heldout_r_ans'], 'kept', res['kept'])
 
