@@ -99,6 +99,9 @@ def main():
                          'the hand-written questions a variant is chosen on')
     ap.add_argument('--cloze_share', type=float,
                     help='at most this share of the kept demonstrations are cloze items (a seeded sample of them)')
+    ap.add_argument('--demo_rerank', type=int,
+                    help="the teacher's second-stage candidates (0: first stage only, as the first cold start's "
+                         "demonstrations were played); default: the index's own")
     ap.add_argument('--heldout', type=int, default=1, help='0: skip the held-out sets (a variant not yet chosen)')
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--device', default='cpu')
@@ -168,6 +171,7 @@ def main():
                                     answerer=SmolLM2Answerer() if a.answerer == 'smollm2' else None))
     # the teacher's plays depend on the questions and the game, not on the model: kept, read back when they match
     # (the second-stage ranker changes what the teacher's searches return: 151 right plays without it, 173 with it)
+    train_idx.rerank = a.demo_rerank  # the teacher's retrieval (None: the index's own); evaluations use the index's
     key = dict(questions=[[e['uid'] for e in qa] for qa in (train_qa, val_qa)], answerer=a.answerer,
                game=game, rerank=train_idx.rerank_candidates(),
                data=[Path(f).stat().st_size for f in ('data/qa_train.json', 'data/qa.json', 'data/qa_dev.json')])
@@ -180,6 +184,7 @@ def main():
             played[split] = play_group(model, codec, agent, qa, 1, a.turn_tokens, a.response_length, judge=judge,
                                        policy=teacher)
         torch.save(dict(key=key, played=played), kept)
+    train_idx.rerank = None
     right = {k: [r for r in v if r.parts.get('r_ans', 0) > 0] for k, v in played.items()}
     log('demonstrations', {k: f'{len(right[k])} right of {len(v)}' for k, v in played.items()})
     demos, val_demos = right['train'], right['val']

@@ -42,12 +42,15 @@ def main():
         table[k] = dict(seed=s['settings']['seed'], cloze_share=s['settings'].get('cloze_share'),
                         kept=s['kept'], best_step=s['best_step'],
                         dev_right=int(round(sum(per.values()))), dev_n=len(per),
-                        dev=dev, vs_chosen=dict(diff=round(float(diffs.mean()), 4), ci90=paired_ci(diffs)),
+                        dev=dev, vs_chosen=dict(diff=round(float(diffs.mean()), 4), ci90=paired_ci(diffs),
+                                                both_right=sum(per[u] > 0 and runs[best]['per_question']['dev'][u] > 0
+                                                               for u in uids)),
                         heldout_right=s.get('heldout_right', {}).get('cold_start'))
         print(f"{k:>14}: seed {table[k]['seed']}, {s['kept']['demonstrations']} demonstrations "
               f"({s['kept']['cloze']} cloze), best step {s['best_step']}: dev {table[k]['dev_right']} of {len(per)} "
               f"right (reward {dev['reward']:.3f}, r_ret {dev['r_ret']:.3f}, crop rate {dev['crop_rate']:.2f}); "
-              f"against {best}: {diffs.mean():+.3f} {paired_ci(diffs)}")
+              f"against {best}: {diffs.mean():+.3f} {paired_ci(diffs)}, "
+              f"both right on {table[k]['vs_chosen']['both_right']}")
     out = dict(rule='most dev questions right, then dev reward, then more demonstrations kept', chosen=best,
                runs=table)
     (root/'choice.json').write_text(json.dumps(out, indent=1) + '\n')
