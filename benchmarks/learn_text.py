@@ -149,6 +149,8 @@ def main():
         a.prompts, a.obs_chars, a.response_length, a.kl_coef = 2, 600, 768, 0.0
         return profile(a, idx, load_qa('data/qa.json'), judge, log)
 
+    if a.report: return report(a, out, log)  # reads what is recorded in --out: no index, no model
+
     train_idx = index_for(work, 'train', ['data/pdfs', 'data/pdfs_dev'])
     held = {'rdocs': (index_for(work, 'rdocs', ['data/pdfs_rdocs']), load_qa('data/qa_rdocs.json')),
             'unseen': (index_for(work, 'unseen', ['data/pdfs_unseen']), load_qa('data/qa_unseen.json'))}
@@ -215,6 +217,7 @@ def main():
             record(name, dict(step=upto, algo=algo, seed=seed, kl_coef=kl, sets=res, per_question=per,
                               trajectories=shown, seconds_train=round(t1 - t), seconds_eval=round(time.time() - t1)))
             log(name, upto, json.dumps(res))
+            shutil.copy(rdir/'metrics.jsonl', out/f'metrics_{name}.jsonl')  # each step's metrics, kept with its evals
         if (rdir/'metrics.jsonl').exists(): shutil.copy(rdir/'metrics.jsonl', out/f'metrics_{name}.jsonl')
 
     KEEP = ('phase', 'step', 'reward_mean', 'r_ans', 'r_pat', 'r_ret', 'crops', 'kl', 'pruned', 'tied_groups',
@@ -254,6 +257,11 @@ def choose_kl(a, out, cold, run, train_idx, val_qa, log) -> float:
     return best
 
 
+def fresher(src: Path, dst: Path):
+    "Copy a run's metrics (`src`, in --work) over `dst` when they continue it: `dst` missing, or a prefix of `src`."
+    if src.exists() and (not dst.exists() or src.read_text().startswith(dst.read_text())): shutil.copy(src, dst)
+
+
 def report(a, out: Path, log):
     "summary.json and curves.png over the evaluations recorded in --out."
     ev = lambda name: read_jsonl(out/f'evals_{name}.jsonl') if (out/f'evals_{name}.jsonl').exists() else []
@@ -266,6 +274,7 @@ def report(a, out: Path, log):
     for seed in a.seeds:
         for algo in a.algos.split(','):
             rows = ev(f'{algo}_seed{seed}')
+            fresher(Path(a.work)/f'{algo}_seed{seed}'/'metrics.jsonl', out/f'metrics_{algo}_seed{seed}.jsonl')
             curves[algo, seed] = [cold] + rows
             if not rows: continue
             last = rows[-1]
@@ -293,7 +302,10 @@ def report(a, out: Path, log):
                                                 train=r['sets']['train']['r_ans']) for r in c]
                        for (algo, s), c in curves.items() if len(c) > 1},
         profile=profile_summary(prof, part, a.profile_out),
-        command='.venv/bin/python benchmarks/learn_text.py --cold_start ' + a.cold_start)
+        command='.venv/bin/python benchmarks/learn_text.py --cold_start ' + a.cold_start
+                + ''.join(f' --{k} {v}' for k in ('kl_coef', 'sampler_dtype', 'draw')
+                          if (v := getattr(a, k)) is not None)
+                + (' --reuse_trunk' if a.reuse_trunk else '') + f' --out {out}')
     (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
     from matplotlib.figure import Figure
     fig = Figure(figsize=(12, 3.4)); axs = fig.subplots(1, 3)
