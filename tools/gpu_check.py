@@ -38,9 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TAIL_CHARS = 4000  # of each part's output, kept in the JSON
 RESERVE_S = 5  # kept back at the end for writing the JSON
-VLM_ARGS = ['--arch', 'qwen2.5-vl-3b', '--steps', '2', '--modes', 'lora', '--paths', 'carried,fresh']
+VLM_ARGS = ['--arch', 'qwen2.5-vl-3b', '--steps', '3', '--modes', 'lora', '--paths', 'carried,fresh']
 TOY_STEPS = 50
-WEIGHTS = {'nb': 1, 'vlm_grpo': 9, 'learn_text': 2, 'toy_grpo': 2}  # shares of the time left, per part kind
+WEIGHTS = {'nb': 1, 'vlm_grpo': 12, 'learn_text': 2, 'toy_grpo': 2}  # shares of the time left, per part kind
 CARRY = '.gpu_carry'  # --prepare writes carry.tar.xz and manifest.json there; a GPU run unpacks the archive
 # what the GPU machine's image lacks (its package list, Nov 2026) and the parts import: vrag_nb's own imports (the toy
 # index's query embedder, MiniLM int8, included), then nbdev_test's (IPython without jedi, imported only to complete)
