@@ -4,6 +4,7 @@
 
 # %% ../../nbs/64_rl.codec.ipynb #6bf1612c
 from __future__ import annotations
+import re
 from fastcore.basics import patch
 from ..agent.views import View, block_in_region, to_view_frame
 
@@ -17,35 +18,51 @@ def _line(block, view: View, words: str) -> str:
     x1, y1, x2, y2 = min(max(b[0], 0), w), min(max(b[1], 0), h), min(max(b[2], 0), w), min(max(b[3], 0), h)
     return f'[{x1},{y1},{x2},{y2}] {words}'
 
+def _cut(line, # a text line `[x0, y0, x1, y1, text]`, raw-page pixels (`Page.lines`, or an OCR page's blocks)
+         region, # (x0, y0, x1, y1) raw-page pixels: the crop's region (`View.region`)
+        ) -> list | None: # `[x0, y0, x1, y1, text]`: the line's box clipped to the region and its words inside it
+    """The part of a text line a crop shows: nothing when the line's vertical centre lies outside the region; the whole
+    line when it lies across the region's width; else the words whose centres fall inside it, a line's characters taken
+    as evenly spaced (a PDF line keeps no word boxes)."""
+    x0, y0, x1, y1, text = line[:5]
+    if not region[1] <= (y0 + y1) / 2 <= region[3] or x1 < region[0] or x0 > region[2]: return None
+    if region[0] <= x0 and x1 <= region[2]: return [x0, y0, x1, y1, text]
+    n, w = max(len(text), 1), max(x1 - x0, 1e-9)
+    words = [m.group() for m in re.finditer(r'\S+', text)
+             if region[0] <= x0 + w * (m.start() + m.end()) / 2 / n <= region[2]]
+    return [max(x0, region[0]), y0, min(x1, region[2]), y1, ' '.join(words)] if words else None
+
 def view_text(view: View, # the image the model would see
               page=None, # its `Page` (for text blocks); None: only the caption
               max_chars: int = 1000, # budget for the view's text, characters (blocks past it are counted, not shown)
-              block_chars: int = 40, # a whole page's view: characters kept of each block (a crop shows blocks whole)
+              block_chars: int = 40, # a whole page's view: characters kept of each block (a crop shows its lines)
               # 'blocks': each block with its box in the view's pixels; 'flat': the words alone, run together (the
               # first text game's view, kept to compare with)
               layout: str = 'blocks',
              ) -> str:
-    """A text rendering of a view for text-only policies: a caption with the image's size, then the page's text blocks
-    inside the view's region, each with its box in the view's model-input pixels (the frame a `<bbox>` is read in); a
-    whole page's blocks cut to `block_chars`, a crop's shown in full. Raises `ValueError` on an unknown layout."""
+    """A text rendering of a view for text-only policies: a caption with the image's size, then its text, each piece
+    with its box in the view's model-input pixels (the frame a `<bbox>` is read in). A whole page lists every text
+    block cut to `block_chars` (the low resolution); a crop lists the page's text lines inside its region, cut at the
+    region's edges (`_cut`): the zoom shows what lies inside the box and nothing outside it. Raises `ValueError` on an
+    unknown layout."""
     if layout not in ('blocks', 'flat'): raise ValueError(f"layout must be 'blocks' or 'flat', got {layout!r}")
     x0, y0, x1, y1 = view.region
     whole = page is not None and (x0, y0) == (0, 0) and (x1, y1) == (page.width, page.height)
     name = f"{'page' if whole or page is None else 'zoomed region of page'} {view.page} of {view.doc}"
     if page is None: return f'[{name}]'
-    # the same block-in-region test as the offline policy's
-    inside = [b for b in page.blocks if block_in_region(b, view.region)]
+    if whole: inside = page.blocks
+    else: inside = [c for l in (page.lines or page.blocks) if (c := _cut(l, view.region))]  # OCR: blocks are lines
     if layout == 'flat' or not page.blocks:  # a page without blocks (OCR gave none): its words, run together
         body = ' '.join(' '.join(b[4].split()) for b in inside) if page.blocks else ' '.join(page.text.split())
         return f'[{name}]\n{body[:max_chars]}'
-    lines, left = [f'[{name}, {view.size[0]}x{view.size[1]} pixels; blocks as [x1,y1,x2,y2] text]'], max_chars
+    lines, left = [f'[{name}, {view.size[0]}x{view.size[1]} pixels; {"blocks" if whole else "lines"} as [x1,y1,x2,y2] text]'], max_chars
     for k, b in enumerate(inside):
         words = ' '.join(b[4].split())
         if whole and len(words) > block_chars: words = words[:block_chars - 1].rstrip() + '…'
         line = _line(b, view, words)
-        if len(line) > left:  # a crop's block is cut to what is left; then the rest are counted
+        if len(line) > left:  # a crop's line is cut to what is left; then the rest are counted
             if not whole and left > 24: lines.append(line[:left - 1] + '…'); k += 1
-            if k < len(inside): lines.append(f'({len(inside) - k} more blocks not shown)')
+            if k < len(inside): lines.append(f'({len(inside) - k} more {"blocks" if whole else "lines"} not shown)')
             break
         lines.append(line); left -= len(line) + 1
     return '\n'.join(lines)

@@ -205,10 +205,12 @@ def decode_batch(model, # a transformers LM or Qwen-VL-family VLM (or a peft mod
 def inverse_cdf(probs: torch.Tensor, # [B, V] each row's probabilities, float (a row may sum to a little off 1)
                ) -> torch.Tensor: # [B] int64: one token per row, never one of probability 0
     """One draw per row from `probs` by inverse transform sampling: a uniform number below the row's total, placed among
-    its cumulative sums. The distribution of `torch.multinomial(probs, 1)`, not its draws."""
-    c = probs.float().cumsum(-1)
+    its cumulative sums. The distribution of `torch.multinomial(probs, 1)`, not its draws. The sums and the uniform
+    number are float64: a float32 running sum near 1 moves in steps of 6e-8, so a token of smaller probability after
+    the bulk of the mass would get no share of [0, total) and could never be drawn."""
+    c = probs.double().cumsum(-1)
     total = c[:, -1:]
-    u = torch.rand(total.shape, device=probs.device) * total
+    u = torch.rand(total.shape, device=probs.device, dtype=torch.float64) * total
     u = torch.minimum(u, total.nextafter(torch.zeros_like(total)))  # strictly below the total, whatever the rounding
     return torch.searchsorted(c, u, right=True)[:, 0]  # the first token whose cumulative sum passes u: its p > 0
 
@@ -486,8 +488,14 @@ def sampler_copy(model, # the policy (LM, VLM or peft model), its trained weight
                  dtype: torch.dtype = torch.bfloat16, # the sampler's weights
                 ): # a frozen copy of `model`, its weights in `dtype`, in eval mode
     """A copy of the policy to sample rollouts with, its weights cast once to `dtype` (as verl's vLLM holds a bf16 copy
-    of the trained fp32 weights); keep it current with `sync_sampler` after each update."""
+    of the trained fp32 weights); keep it current with `sync_sampler` after each update. RoPE's frequencies
+    (`inv_freq`, `original_inv_freq`) stay float32, as they do when transformers loads a model in bf16: rounded to bf16,
+    the rotation angle's error grows with the position."""
     s = copy.deepcopy(model).to(dtype).eval().requires_grad_(False)
+    src = dict(model.named_buffers())
+    for name, _ in list(s.named_buffers()):
+        owner, _, attr = name.rpartition('.')
+        if attr in ('inv_freq', 'original_inv_freq'): s.get_submodule(owner)._buffers[attr] = src[name].detach().clone()
     s.vrag_compute_dtype = None  # its weights are in the compute dtype already: no autocast
     return s
 

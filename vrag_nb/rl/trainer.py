@@ -220,8 +220,8 @@ class TrainConfig:
     dynamic_sampling: int = 0
 
     def __post_init__(self):
-        """Raises `ValueError` on an unknown algo, sampler dtype or draw, a temperature ≤ 0 or a negative
-        `dynamic_sampling`."""
+        """Raises `ValueError` on an unknown algo, sampler dtype or draw, a temperature ≤ 0, a negative
+        `dynamic_sampling`, or `reuse_trunk` with a bf16 sampler."""
         if self.algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {self.algo!r}")
         if self.temperature <= 0:
             raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {self.temperature}')
@@ -229,6 +229,9 @@ class TrainConfig:
             raise ValueError(f"sampler_dtype must be None, 'bfloat16' or 'float32', got {self.sampler_dtype!r}")
         if self.draw not in ('multinomial', 'inverse_cdf'):
             raise ValueError(f"draw must be 'multinomial' or 'inverse_cdf', got {self.draw!r}")
+        if self.reuse_trunk and self.sampler_dtype == 'bfloat16':
+            raise ValueError("reuse_trunk would start the update from states that the bf16 sampler computed, not the "
+                             "policy: use sampler_dtype=None or 'float32' with it")
         if self.dynamic_sampling < 0: raise ValueError(f'dynamic_sampling counts rounds: got {self.dynamic_sampling}')
         if self.sft_data and self.sft_right_only:
             raise ValueError('sft_right_only judges played demonstrations: SFT conversations (sft_data) have no answer')

@@ -195,9 +195,12 @@ def _kept_trunk(model, # the policy
                 rows: list[TokenRollout], # the rollouts a pass is needed for
                ) -> int: # the decoder layer the policy's passes start at (0: the whole pass)
     """Where the rows' kept states (`TokenRollout.trunk`) let the policy's pass start: their layer, when every row
-    carries them and the policy is frozen below it. Raises `ValueError` when the policy trains a layer below the
-    states', or a row's states stop before one of its scored tokens."""
+    carries them, in the dtype of the policy's weights, and the policy is frozen below it. States of another dtype (a
+    bf16 sampler copy's) are not the policy's own computation: the pass then starts from the tokens. Raises
+    `ValueError` when the policy trains a layer below the states', or a row's states stop before one of its scored
+    tokens."""
     if not rows or any(r.trunk is None for r in rows): return 0
+    if any(r.trunk.dtype != next(model.parameters()).dtype for r in rows): return 0
     if len(ks := {r.trunk_layer for r in rows}) > 1: raise ValueError(f'rows keep the input of layers {sorted(ks)}')
     k = ks.pop()
     if k > (f := frozen_trunk(model)):
