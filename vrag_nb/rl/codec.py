@@ -55,14 +55,15 @@ def view_text(view: View, # the image the model would see
     if layout == 'flat' or not page.blocks:  # a page without blocks (OCR gave none): its words, run together
         body = ' '.join(' '.join(b[4].split()) for b in inside) if page.blocks else ' '.join(page.text.split())
         return f'[{name}]\n{body[:max_chars]}'
-    lines, left = [f'[{name}, {view.size[0]}x{view.size[1]} pixels; {"blocks" if whole else "lines"} as [x1,y1,x2,y2] text]'], max_chars
+    kind = 'blocks' if whole else 'lines'
+    lines, left = [f'[{name}, {view.size[0]}x{view.size[1]} pixels; {kind} as [x1,y1,x2,y2] text]'], max_chars
     for k, b in enumerate(inside):
         words = ' '.join(b[4].split())
         if whole and len(words) > block_chars: words = words[:block_chars - 1].rstrip() + '…'
         line = _line(b, view, words)
         if len(line) > left:  # a crop's line is cut to what is left; then the rest are counted
             if not whole and left > 24: lines.append(line[:left - 1] + '…'); k += 1
-            if k < len(inside): lines.append(f'({len(inside) - k} more {"blocks" if whole else "lines"} not shown)')
+            if k < len(inside): lines.append(f'({len(inside) - k} more {kind} not shown)')
             break
         lines.append(line); left -= len(line) + 1
     return '\n'.join(lines)
