@@ -161,29 +161,57 @@ def _finished(manifest: Path, # a document's manifest, `pages/.done/<name>.jsonl
     except (OSError, ValueError, KeyError): return False
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #crp01
+def _claim(claimed: dict, # page id (doc, page) -> the file of this run that gives it
+           rep: CorpusReport, # gets `path` as skipped when it clashes
+           path: Path, # a document file
+           ids: list, # the page ids (doc, page) it would give
+          ) -> bool: # True: claimed; False: another file gives one of them, and `path` is skipped
+    """Claim a file's page ids: an image `coll_2.png` is page 2 of `coll`, so beside a `coll.pdf` of two pages or more
+    both would give page 2 of `coll`, and one would overwrite the other's image. The file met second is skipped,
+    named with the first."""
+    if (dup := next((i for i in ids if i in claimed), None)) is None:
+        claimed.update(dict.fromkeys(ids, path))
+        return True
+    rep.skipped.append((str(path), f'it would be page {dup[1]} of {dup[0]!r}, which {claimed[dup]} already gives: two '
+                        'files cannot give one page id (rename one)'))
+    return False
+
 def _plan(files: list[Path], # the documents found (`find_sources`)
           out_dir: Path, # the corpus dir
           rep: CorpusReport, # gets the files skipped and the documents resumed
           dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames, # as `build_corpus`'s
          ) -> tuple: # (seen: document name -> path, todo: name -> [(function, args, pages)])
-    "Name each document, skip duplicates and unreadable files, resume finished ones, cut the rest into rendering tasks."
-    done_dir, seen, todo = out_dir/'pages'/'.done', {}, {}
+    """Name each document, skip duplicates, page-id clashes and unreadable files, resume finished ones, cut the rest
+    into rendering tasks."""
+    done_dir, seen, todo, claimed = out_dir/'pages'/'.done', {}, {}, {}  # claimed: page id -> the file that gives it
     for path in files:
         is_img = path.suffix.lower() in IMAGE_EXTS
         key = '{}_{}'.format(*_image_doc(path)) if is_img else path.stem
-        if key in seen: rep.skipped.append((str(path), f'duplicate document name {key!r} (also {seen[key]})')); continue
-        seen[key] = path
-        if _finished(done_dir/f'{key}.jsonl', out_dir): rep.resumed.append(key); continue
-        if is_img: todo[key] = [(_ingest_image, (str(path), str(out_dir), quality, ocr), 1)]; continue
-        if path.suffix.lower() in VIDEO_EXTS:
-            try: n = math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6)
-            except VideoError as e: rep.skipped.append((str(path), str(e))); continue
-            todo[key] = [(ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames), n)]
+        if key in seen:
+            rep.skipped.append((str(path), f'duplicate document name {key!r} (also {seen[key]})'))
             continue
-        try: n = _open_pdf(path).page_count
-        except SkipFile as e: rep.skipped.append((str(path), str(e))); continue
-        todo[key] = [(_render_range, (str(path), s, min(s + chunk, n), str(out_dir), dpi, quality, ocr, min_chars),
+        manifest = done_dir/f'{key}.jsonl'
+        if _finished(manifest, out_dir):
+            if _claim(claimed, rep, path, [(r['doc'], r['page']) for r in read_jsonl(manifest)]):
+                seen[key] = path
+                rep.resumed.append(key)
+            continue
+        if is_img: n, tasks = 1, [(_ingest_image, (str(path), str(out_dir), quality, ocr), 1)]
+        elif path.suffix.lower() in VIDEO_EXTS:
+            try: n = math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6)
+            except VideoError as e:
+                rep.skipped.append((str(path), str(e)))
+                continue
+            tasks = [(ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames), n)]
+        else:
+            try: n = _open_pdf(path).page_count
+            except SkipFile as e:
+                rep.skipped.append((str(path), str(e)))
+                continue
+            tasks = [(_render_range, (str(path), s, min(s + chunk, n), str(out_dir), dpi, quality, ocr, min_chars),
                       min(chunk, n - s)) for s in range(0, n, chunk)]
+        if _claim(claimed, rep, path, [_image_doc(path)] if is_img else [(path.stem, i) for i in range(1, n + 1)]):
+            seen[key], todo[key] = path, tasks
     return seen, todo
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #crp02

@@ -17,7 +17,8 @@ from .static import StaticEmbedder
 from .sparse import BM25Pages, rrf_fuse, minmax_fuse
 from .rerank import RERANK_DEFAULT, get_reranker
 from .ann import KINDS, choose_kind, make_index, to_gpu
-from .store import commit_files, roll_forward, check_files, check_images, reading, DamagedIndex
+from .store import commit_files, roll_forward, check_files, check_images, check_page_ids
+from .store import reading, DamagedIndex
 from .store import hash_on_load
 from .store import pages_hash, index_files, absolute_paths, embed_resumable, index_lock
 from fastcore.basics import patch
@@ -122,7 +123,7 @@ def build(cls: PageIndex,
 def load(cls: PageIndex,
          path: str | Path, # index dir written by `build`
          embedder: Embedder | None = None, # must match meta.json's embedder; default: built from its name
-         verify: bool | None = None, # SHA-256 too: None when cheap (`hash_on_load`), True always (and page images)
+         verify: bool | None = None, # SHA-256 too: None when cheap (`hash_on_load`), True always (and images, ids)
         ) -> PageIndex:
     """Load an index dir under its lock, checking its files against meta.json (`store.check_files`) and the embedder;
     raises `FileNotFoundError` (no index), `DamagedIndex` naming a damaged file, `ValueError` (another embedder)."""
@@ -149,7 +150,9 @@ def load(cls: PageIndex,
                                f"{meta['dim']}; the files hold {index.ntotal} vectors of dim {index.d}, {len(owner)} "
                                f"owners, {len(pages)} pages")
         with reading(path, 'bm25'): bm25 = BM25Pages.load(path / 'bm25', len(pages))
-    if verify: check_images(path, pages)
+    if verify:
+        check_images(path, pages)
+        check_page_ids(path, pages)
     idx = cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
     idx.hashed = bool(hashes)
     return idx

@@ -16,7 +16,8 @@ from .sparse import BM25Pages
 # %% auto #0
 __all__ = ['STAGE', 'INDEX_FILES', 'HASH_ON_LOAD', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards', 'pages_hash',
            'index_files', 'absolute_paths', 'embed_resumable', 'index_lock', 'DamagedIndex', 'sha256_file',
-           'file_records', 'check_files', 'reading', 'readable_image', 'check_images', 'hash_on_load', 'check_hashes']
+           'file_records', 'check_files', 'reading', 'readable_image', 'check_images', 'check_page_ids', 'hash_on_load',
+           'check_hashes']
 
 # %% ../../nbs/91_retrieval.store.ipynb #446eae40
 STAGE = '.staging'
@@ -239,6 +240,19 @@ def check_images(path: Path, # the index dir
     if bad := [p.image for p in pages if not readable_image(p.image, decode=True)]:
         raise DamagedIndex(path, os.path.relpath(bad[0], Path(path).resolve()),
                            f'missing or not an image ({len(bad)} of {len(pages)} page images)')
+
+def check_page_ids(path: Path, # the index dir
+                   pages: list[Page], # its pages
+                  ):
+    """Every page id (document, page) given once; raises `DamagedIndex` naming `pages.jsonl`, the first id given twice
+    and how many are. Two pages of one id share one image file, so one of them can no longer be shown or found."""
+    seen, dups = set(), []
+    for p in pages:
+        if (p.doc, p.page) in seen: dups.append((p.doc, p.page))
+        seen.add((p.doc, p.page))
+    if dups:
+        raise DamagedIndex(path, 'pages.jsonl', f'page {dups[0][1]} of {dups[0][0]!r} is given twice ({len(dups)} page '
+                           'ids given more than once): two source files gave one page id; rebuild with one renamed')
 
 # %% ../../nbs/91_retrieval.store.ipynb #stint11
 HASH_ON_LOAD = 256 << 20  # bytes: index files up to this size in all have their SHA-256 compared at each load
