@@ -54,15 +54,21 @@ def writes(out, # the index dir being written
 # %% ../../nbs/80_cli.index.ipynb #cli_w02
 def verify_index(dirs: list, # index dirs
                 ):
-    "What `vrag_index --verify` does: load each index checking every file's SHA-256 and page image; exit 1 if damaged."
+    """What `vrag_index --verify` does: load each index checking meta.json's fields, every file's SHA-256, the page
+    images and page ids; exit 1 if any is damaged, or records no hashes to check (not verified)."""
     bad = 0
     for d in dirs:
         try: idx = PageIndex.load(d, verify=True)
-        except (FileNotFoundError, ValueError) as e: print(f'error: {e}', file=sys.stderr); bad += 1; continue
-        n = len(idx.meta.get('files', {}))
-        print(f'{d}: ' + (f'{n} files match the sizes and SHA-256 in meta.json' if n else
-                          'meta.json records no file hashes (an older index; rebuild it to record them): consistent')
-              + f', {len(idx)} page images present')
+        except (FileNotFoundError, ValueError) as e:
+            print(f'error: {e}', file=sys.stderr)
+            bad += 1
+            continue
+        if n := len(idx.meta.get('files', {})):
+            print(f'{d}: {n} files match the sizes and SHA-256 in meta.json, {len(idx)} page images present')
+            continue
+        print(f'{d}: not verified: meta.json records no file hashes (an older index; rebuild it to record them); its '
+              f'{len(idx)} page images are present', file=sys.stderr)
+        bad += 1
     if bad: sys.exit(1)
 
 # %% ../../nbs/80_cli.index.ipynb #3fdacfa0

@@ -18,7 +18,7 @@ from .sparse import BM25Pages, rrf_fuse, minmax_fuse
 from .rerank import RERANK_DEFAULT, get_reranker
 from .ann import KINDS, choose_kind, make_index, to_gpu
 from .store import commit_files, roll_forward, check_files, check_images, check_page_ids
-from .store import reading, DamagedIndex
+from .store import reading, check_meta, DamagedIndex
 from .store import hash_on_load
 from .store import pages_hash, index_files, absolute_paths, embed_resumable, index_lock
 from fastcore.basics import patch
@@ -134,7 +134,7 @@ def load(cls: PageIndex,
         roll_forward(path)  # an update killed half-way is finished (if committed) or discarded
         if not (path / 'meta.json').exists():
             raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
-        with reading(path, 'meta.json'): meta = json.loads((path/'meta.json').read_text()); meta['count'], meta['dim']
+        with reading(path, 'meta.json'): meta = check_meta(path, json.loads((path/'meta.json').read_text()))
         hashes = hash_on_load(meta) if verify is None else verify
         check_files(path, meta, hashes=hashes)
         embedder = embedder or _embedder_by_name(meta['embedder'])

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/91_retrieval.store.ipynb #a547bd13
 from __future__ import annotations
-import hashlib, io, json, os, shutil, sys
+import hashlib, io, json, math, os, re, shutil, stat, sys
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 import numpy as np
@@ -14,10 +14,10 @@ from ..files import atomic_write
 from .sparse import BM25Pages
 
 # %% auto #0
-__all__ = ['STAGE', 'INDEX_FILES', 'HASH_ON_LOAD', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards', 'pages_hash',
-           'index_files', 'absolute_paths', 'embed_resumable', 'index_lock', 'DamagedIndex', 'sha256_file',
-           'file_records', 'check_files', 'reading', 'readable_image', 'check_images', 'check_page_ids', 'hash_on_load',
-           'check_hashes']
+__all__ = ['STAGE', 'INDEX_FILES', 'META_MAX_BYTES', 'HASH_ON_LOAD', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards',
+           'pages_hash', 'index_files', 'absolute_paths', 'embed_resumable', 'index_lock', 'DamagedIndex',
+           'sha256_file', 'file_records', 'check_files', 'plain_file', 'reading', 'check_meta', 'readable_image',
+           'check_images', 'check_page_ids', 'hash_on_load', 'check_hashes']
 
 # %% ../../nbs/91_retrieval.store.ipynb #446eae40
 STAGE = '.staging'
@@ -203,24 +203,92 @@ def check_files(path: Path, # the index dir
     "Compare the index files with what meta.json records; raises `DamagedIndex` for the first missing or changed one."
     recs = meta.get('files') or {}
     for name, rec in recs.items():
-        f = path/name
-        if not f.is_file(): raise DamagedIndex(path, name, 'missing')
+        try: f = plain_file(path, name)
+        except FileNotFoundError: raise DamagedIndex(path, name, 'missing') from None
         if (size := f.stat().st_size) != rec['size']:
             raise DamagedIndex(path, name, f'{size:,} bytes where meta.json records {rec["size"]:,}')
         if hashes and sha256_file(f) != rec['sha256']:
             raise DamagedIndex(path, name, 'its bytes changed: the SHA-256 differs from the one meta.json records')
     return len(recs)
 
+META_MAX_BYTES = 16 << 20  # a meta.json larger than this is refused unread
+
+def plain_file(path: Path, # the index dir
+               name: str, # a file (or dir) of it, relative
+               max_bytes: int | None = None, # refuse a file larger than this, unread
+              ) -> Path: # `path/name`
+    """The index file `name`, checked before anything reads it: a regular file (a dir: only regular files in it) whose
+    real path lies inside the index dir, so that a FIFO, a device, or a link out of the dir is never opened. Raises
+    `DamagedIndex` naming it; `FileNotFoundError` when it is not there."""
+    f, root = Path(path)/name, Path(path).resolve()
+    if not f.exists() and not f.is_symlink(): raise FileNotFoundError(f)
+    real = f.resolve()
+    if real != root and root not in real.parents:
+        raise DamagedIndex(path, name, f'a link out of the index dir (to {real}): index files are read only inside it')
+    for g in ([g for g in real.rglob('*') if not g.is_dir()] if real.is_dir() else [real]):
+        st = os.stat(g)
+        if not stat.S_ISREG(st.st_mode):
+            raise DamagedIndex(path, name, f'{g.name} is not a regular file (a FIFO, device or socket is never read)')
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise DamagedIndex(path, name, f'{st.st_size:,} bytes, over the {max_bytes:,} an index keeps there')
+    return f
+
 @contextmanager
 def reading(path: Path, # the index dir
             name: str, # the file about to be read
            ):
-    "Read an index file inside this `with`: any error becomes a `DamagedIndex` naming the file."
-    try: yield
+    """Read an index file inside this `with`, after `plain_file` has checked it: any error becomes a `DamagedIndex`
+    naming the file."""
+    try:
+        plain_file(path, name, META_MAX_BYTES if name == 'meta.json' else None)
+        yield
     except DamagedIndex: raise
     except FileNotFoundError: raise DamagedIndex(path, name, 'missing') from None
     except Exception as e:
         raise DamagedIndex(path, name, f'unreadable ({type(e).__name__}: {str(e)[:200]})') from e
+
+def _field(path, name, what):
+    raise DamagedIndex(path, 'meta.json', f'field {name!r} {what}')
+
+def _number(x, integer=False) -> bool:
+    "A JSON number that is finite (an int when `integer`); a bool is not one."
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or (integer and not isinstance(x, int)): return False
+    return math.isfinite(x)
+
+def check_meta(path: Path, # the index dir
+               meta, # its meta.json, parsed
+              ) -> dict: # `meta`
+    """meta.json's fields, each of its type and range: strings, counts ≥ 0, a dimension ≥ 1, finite fusion settings, a
+    search method, and file records of size and SHA-256 whose names lie inside the index dir (the records are what the
+    load compares). Raises `DamagedIndex` naming meta.json and the first bad field."""
+    if not isinstance(meta, dict): _field(path, '(top level)', f'must be an object, got {type(meta).__name__}')
+    for name in ('embedder', 'kind', 'method'):
+        if not isinstance(meta.get(name), str): _field(path, name, f'must be a string, got {meta.get(name)!r:.60}')
+    for name, low in (('dim', 1), ('count', 0), ('vectors', 0)):
+        if not (_number(meta.get(name), integer=True) and meta[name] >= low):
+            _field(path, name, f'must be an integer ≥ {low}, got {meta.get(name)!r:.60}')
+    if meta['method'] not in ('hybrid', 'dense', 'bm25'):
+        _field(path, 'method', f"must be 'hybrid', 'dense' or 'bm25', got {meta['method']!r:.60}")
+    f = meta.get('fusion')
+    if not isinstance(f, dict): _field(path, 'fusion', f'must be an object, got {f!r:.60}')
+    if f.get('kind') not in ('rrf', 'minmax'):
+        _field(path, 'fusion.kind', f"must be 'rrf' or 'minmax', got {f.get('kind')!r:.60}")
+    if not (_number(f.get('dense_weight')) and 0 <= f['dense_weight'] <= 1):
+        _field(path, 'fusion.dense_weight', f'must be a number in [0, 1], got {f.get("dense_weight")!r:.60}')
+    if not (_number(f.get('k')) and f['k'] > 0):
+        _field(path, 'fusion.k', f'must be a number > 0, got {f.get("k")!r:.60}')
+    if not (_number(f.get('depth'), integer=True) and f['depth'] >= 1):
+        _field(path, 'fusion.depth', f'must be an integer ≥ 1, got {f.get("depth")!r:.60}')
+    files = meta.get('files', {})
+    if not isinstance(files, dict): _field(path, 'files', f'must be an object, got {type(files).__name__}')
+    for name, rec in files.items():
+        parts = Path(name).parts
+        if Path(name).is_absolute() or not parts or '..' in parts or parts[0] not in INDEX_FILES:
+            _field(path, f'files.{name}', f'names no file of the index (one of {", ".join(INDEX_FILES)})')
+        if not (isinstance(rec, dict) and _number(rec.get('size'), integer=True) and rec['size'] >= 0 and
+                isinstance(rec.get('sha256'), str) and re.fullmatch(r'[0-9a-f]{64}', rec['sha256'])):
+            _field(path, f'files.{name}', 'must hold a size (bytes ≥ 0) and a SHA-256 (64 hex digits)')
+    return meta
 
 # %% ../../nbs/91_retrieval.store.ipynb #stint04b
 def readable_image(f: str | Path, # an image file
