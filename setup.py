@@ -40,7 +40,7 @@ setuptools.setup(
     url = cfg['git_url'],
     packages = setuptools.find_packages(),
     include_package_data = True,
-    package_data = {'vrag_nb': ['retrieval/minilm_tokenizer.json', 'retrieval/ranker.json']},
+    package_data = {'vrag_nb': ['retrieval/minilm_tokenizer.json', 'retrieval/ranker.json', 'retrieval/ranker.sha256']},
     install_requires = requirements,
     extras_require = extras,
     dependency_links = cfg.get('dep_links','').split(),

