@@ -3,10 +3,15 @@
     .venv/bin/python tools/nb_stats.py            # a summary and the notebooks that need attention
     .venv/bin/python tools/nb_stats.py --json     # the same numbers as JSON
     .venv/bin/python tools/nb_stats.py --story    # per notebook, the story before `## Tests` (issue 47's targets)
+    .venv/bin/python tools/nb_stats.py --asserts  # per notebook, its asserts (`--write`: into nbs/asserts.json)
 
 Counts over nbs/*.ipynb: visible code cells (not `#| hide`) with at least one output, notebooks with no output at
 all (a stderr stream alone is not an output), export cells' line counts (median, maximum, how many over 40), stderr
 outputs (by notebook), code lines over 120 characters (in notebooks, and in the generated library).
+
+`--asserts` counts each notebook's checks: calls of `test_eq`, `test_fail`, `test_close`, `test_ne`, `test_is` and
+`assert` statements, in code cells only. `tools/repo_checks.py` fails when a notebook has fewer than nbs/asserts.json
+records, so a test is not lost silently; write the record after adding tests, or lower it with a test rightly removed.
 """
 import argparse, ast, glob, json, re, statistics
 from pathlib import Path
@@ -98,12 +103,52 @@ def story(path: Path) -> dict:
                 with_output_share=round(shown / max(vis, 1), 2), hidden_names=sorted(uses))
 
 
+TESTS = {'test_eq', 'test_fail', 'test_close', 'test_ne', 'test_is'}
+ASSERTS_JSON = ROOT/'nbs'/'asserts.json'
+
+
+def assert_count(path: Path) -> int:
+    """The checks in a notebook's code cells: calls of the `TESTS` functions and `assert` statements (a line of IPython
+    magic or shell is left out of the parse; a cell that still does not parse is counted line by line)."""
+    n = 0
+    for c in json.loads(path.read_text())['cells']:
+        if c['cell_type'] != 'code': continue
+        s = '\n'.join(l for l in ''.join(c['source']).splitlines() if not l.lstrip().startswith(('%', '!')))
+        try: nodes = list(ast.walk(ast.parse(s)))
+        except SyntaxError:
+            n += sum(len(re.findall(rf"\b(?:{'|'.join(TESTS)})\(|(?:^|;)\s*assert\b", l)) for l in s.splitlines())
+            continue
+        n += sum(isinstance(x, ast.Assert) for x in nodes)
+        n += sum(isinstance(x, ast.Call) and bool(TESTS & {getattr(x.func, 'id', None), getattr(x.func, 'attr', None)})
+                 for x in nodes)
+    return n
+
+
+def assert_counts(nbs_dir: Path = ROOT/'nbs') -> dict:
+    "Notebook stem -> its `assert_count`, sorted by stem."
+    return {p.stem: assert_count(p) for p in sorted(nbs_dir.glob('*.ipynb'))}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--json', action='store_true', help='print the numbers as JSON')
     ap.add_argument('--story', action='store_true',
                     help='per notebook: asserts per visible story cell, share with output, hidden names used')
+    ap.add_argument('--asserts', action='store_true',
+                    help="per notebook: its asserts (test_eq, test_fail, test_close, test_ne, test_is, assert)")
+    ap.add_argument('--write', action='store_true', help='with --asserts: write the counts to nbs/asserts.json')
     a = ap.parse_args()
+    if a.write and not a.asserts: ap.error('--write goes with --asserts')
+    if a.asserts:
+        counts = assert_counts()
+        if a.write:
+            ASSERTS_JSON.write_text(json.dumps(counts, indent=1, sort_keys=True) + '\n')
+            print(f"wrote {len(counts)} notebooks' assert counts ({sum(counts.values())} in all) to "
+                  f"{ASSERTS_JSON.relative_to(ROOT)}")
+            return
+        for k, v in counts.items(): print(f'{k:34}{v:>6}')
+        print(f"{'all':34}{sum(counts.values()):>6}")
+        return
     if a.story:
         print(f"{'notebook':34}{'cells':>6}{'asserts/cell':>13}{'output':>8}  names only a hidden cell defines")
         for p in sorted((ROOT/'nbs').glob('*.ipynb')):

@@ -1,6 +1,6 @@
 """Repository checks that `make test` runs beside the notebooks: citations of the reference notes point to sections that
-exist, the library's import graph keeps its layers, and the notebooks as committed show their pictures within a size
-budget.
+exist, the library's import graph keeps its layers, the notebooks as committed show their pictures within a size
+budget, and no notebook has fewer asserts than nbs/asserts.json records for it.
 
 `python tools/repo_checks.py` prints one line per check and exits non-zero when one fails.
 """
@@ -158,6 +158,25 @@ def picture_problems() -> list[str]:
         problems.append(f'nbs/ holds {size:,} bytes, over its budget of {NBS_BUDGET:,}: smaller images, fewer outputs')
     return problems
 
+def assert_problems() -> list[str]:
+    """Notebooks with fewer asserts than their record in nbs/asserts.json (`tools/nb_stats.py --asserts` counts them),
+    and notebooks with no record: a test deleted in passing is caught, a test rightly removed lowers the record."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from nb_stats import ASSERTS_JSON, assert_counts
+    write = '`python tools/nb_stats.py --asserts --write`'
+    if not ASSERTS_JSON.is_file(): return [f'nbs/asserts.json is missing: write it with {write}']
+    record, problems = json.loads(ASSERTS_JSON.read_text()), []
+    for name, n in assert_counts().items():
+        if name not in record:
+            problems.append(f'nbs/{name}.ipynb has no record in nbs/asserts.json ({n} asserts now): record it with '
+                            f'{write}')
+        elif n < record[name]:
+            problems.append(
+                f'nbs/{name}.ipynb has {n} asserts, nbs/asserts.json records {record[name]}: restore the tests, or, '
+                f'when a test is rightly removed, lower the record in the same commit'
+            )
+    return problems
+
 if __name__ == '__main__':
     failed = False
     for what, problems in [
@@ -165,6 +184,7 @@ if __name__ == '__main__':
         ('import graph (layers, private names)', import_problems()),
         ('import circles', module_problems()),
         ('pictures in the notebooks, size of nbs/', picture_problems()),
+        ('asserts per notebook against nbs/asserts.json', assert_problems()),
     ]:
         for line in problems:
             print('  ' + line)
