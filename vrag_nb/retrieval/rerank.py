@@ -4,7 +4,7 @@
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr02
 from __future__ import annotations
-import hashlib, json, math, re, threading, warnings
+import collections, hashlib, json, math, re, threading, warnings
 from importlib.resources import files
 from pathlib import Path
 import numpy as np
@@ -12,8 +12,8 @@ from fastcore.basics import patch
 from .sparse import BM25Pages
 
 # %% auto #0
-__all__ = ['WORD', 'FEATURES', 'RANKER_FILE', 'RERANK_DEFAULT', 'query_terms', 'idf_table', 'static_words', 'PageFeatures',
-           'Reranker', 'get_reranker', 'reranker_off']
+__all__ = ['WORD', 'FEATURES', 'WORD_CACHE', 'RANKER_FILE', 'RERANK_DEFAULT', 'query_terms', 'idf_table', 'static_words',
+           'PageFeatures', 'Reranker', 'get_reranker', 'reranker_off']
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr05
 WORD = re.compile(r'\w+')  # the words a feature reads: runs of letters, digits and underscores, lowercased
@@ -57,25 +57,34 @@ def static_words():
     return _STATIC['model']
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr10
+WORD_CACHE = 20_000  # static word vectors a `PageFeatures` keeps (1 KB each at 256 dims): the least recently used go
+
 class PageFeatures:
-    "The features of (query, candidate page) pairs over one index's pages; each page's words are read once and cached."
+    """The features of (query, candidate page) pairs over one index's pages; each page's words are read once and
+    cached (one entry a page), the words' static vectors in an LRU of `max_words`, so that queries of ever new words
+    cannot grow a server's memory without bound."""
     def __init__(self, pages: list, # the index's pages (`Page`), in index order
                  bm25: BM25Pages, # the index's BM25 (its idf weighs the query's words)
                  window: int = 40, # words in the window of the `window` feature
+                 max_words: int = WORD_CACHE, # word vectors kept; the least recently used are dropped past it
                 ):
         self.pages, self.window, self.static = pages, window, static_words()
         self.idf, self.idf_unseen = idf_table(bm25)
-        self.words, self.vecs = {}, {}  # pid -> (words, word set, word pairs); word -> static vector
-        self.lock = threading.Lock()  # model2vec's tokenizer is not thread-safe
+        # pid -> (words, content words' vectors, word pairs); word -> static vector, least recently used first
+        self.words, self.vecs, self.max_words = {}, collections.OrderedDict(), max_words
+        self.lock = threading.Lock()  # model2vec's tokenizer is not thread-safe, nor is the LRU's order
 
     def word_vectors(self, words: list[str], # distinct words
                     ) -> np.ndarray: # float32 [len(words), dim], unit rows
-        "Static vectors of words, encoded once each."
-        new = [w for w in words if w not in self.vecs]
-        if new:
-            with self.lock: v = np.asarray(self.static.encode(new, use_multiprocessing=False), np.float32)
-            self.vecs.update(zip(new, v))
-        return np.stack([self.vecs[w] for w in words]) if words else np.zeros((0, self.static.dim), np.float32)
+        "Static vectors of words, each encoded once while it stays among the `max_words` most recently used."
+        if not words: return np.zeros((0, self.static.dim), np.float32)
+        with self.lock:
+            if new := [w for w in words if w not in self.vecs]:
+                self.vecs.update(zip(new, np.asarray(self.static.encode(new, use_multiprocessing=False), np.float32)))
+            out = np.stack([self.vecs[w] for w in words])
+            for w in words: self.vecs.move_to_end(w)
+            while len(self.vecs) > self.max_words: self.vecs.popitem(last=False)
+        return out
 
     def page(self, i: int, # a page's position in the index
             ) -> tuple: # (its words, its content words' static vectors, its word pairs)
