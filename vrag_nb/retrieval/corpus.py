@@ -28,11 +28,22 @@ VIDEO_EXTS = {'.mp4', '.m4v', '.mov', '.mkv', '.webm', '.avi', '.mpg', '.mpeg'}
 
 def find_sources(sources: list[str | Path] | str | Path, # PDF, image or video files, or folders
                 ) -> tuple[list[Path], list[tuple[str, str]]]: # (files to ingest sorted, [(path, reason)] skipped)
-    "Expand files and folders into the files to ingest; unsupported or missing paths go to the skipped list."
+    """Expand files and folders into the files to ingest; unsupported or missing paths go to the skipped list, and so
+    does each hidden file or folder met inside a folder (a name starting with '.'; a hidden folder once, with all in
+    it): name one directly to index it."""
     if isinstance(sources, (str, Path)): sources = [sources]
     files, skipped = [], []
     for src in map(Path, sources):
-        if src.is_dir(): cands = sorted(p for p in src.rglob('*') if p.is_file() and not p.name.startswith('.'))
+        if src.is_dir():
+            cands = []
+            for p in sorted(src.rglob('*')):
+                rel = p.relative_to(src).parts
+                if (h := next((i for i, part in enumerate(rel) if part.startswith('.')), None)) is not None:
+                    if h == len(rel) - 1:  # the hidden entry itself, not what lies inside a hidden folder
+                        skipped.append((str(p), f"hidden {'folder' if p.is_dir() else 'file'} (its name starts with "
+                                                "'.'): name it directly to index it"))
+                    continue
+                if p.is_file(): cands.append(p)
         elif src.is_file(): cands = [src]
         else: skipped.append((str(src), 'no such file or folder')); continue
         for p in cands:
@@ -59,6 +70,9 @@ def _skip(rep, path, e: Exception):
 # %% ../../nbs/10_retrieval.corpus.ipynb #60a1a416
 def _open_pdf(path: Path) -> pymupdf.Document:
     if path.stat().st_size == 0: raise SkipFile('empty file (0 bytes)')
+    try: str(path).encode('utf-8')
+    except UnicodeEncodeError:  # the document's name would not survive the index's UTF-8 text files
+        raise SkipFile('its file name is not valid UTF-8: rename it to index it') from None
     import pymupdf  # here, not at the top: the commands that only search start ~1.5 s sooner
     try: doc = pymupdf.open(path, filetype='pdf')
     except Exception as e: raise SkipFile(f'not a readable PDF ({type(e).__name__}: {e})') from None
