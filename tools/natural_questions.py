@@ -11,6 +11,7 @@ and answered it as the first did (`agree`); `build` prints what it kept and drop
 import json, re, sys, unicodedata
 from collections import Counter
 from pathlib import Path
+from vrag_nb.eval.rewards import anls
 
 ROOT = Path(__file__).resolve().parent.parent
 NAT = ROOT/'data'/'natural'
@@ -24,27 +25,18 @@ def _norm(s: str) -> str:
     s = re.sub(r'[\u2018\u2019\u201c\u201d"\'`]', '', s)
     return ' '.join(s.split()).strip(' .,;:')
 
-def _anls(a: str, b: str) -> float:
-    "1 - normalised Levenshtein distance (ANLS's similarity, before its 0.5 threshold)."
-    if not a and not b: return 1.0
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1): cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return 1 - prev[-1] / max(len(a), len(b))
-
 def _holds(long: list, short: list) -> bool:
     "Whether the word sequence `short` occurs in `long`, word for word."
     return any(long[i:i + len(short)] == short for i in range(len(long) - len(short) + 1))
 
 def agree(reference: str, answer: str) -> bool:
-    """The two readers agree: ANLS ≥ 0.5 after normalising, or one answer holds the other (as text of ≥ 2
-    characters, or word for word: `9` and `at most 9 arguments`)."""
+    """The two readers agree: ANLS above 0 (a normalised Levenshtein distance under 0.5; `eval.rewards.anls`) after
+    normalising, or one answer holds the other (as text of ≥ 2 characters, or word for word: `9` and `at most 9
+    arguments`)."""
     r, a = _norm(reference), _norm(answer)
     if not r or not a: return False
     rw, aw = re.findall(r'\w+', r), re.findall(r'\w+', a)
-    return (_anls(r, a) >= 0.5 or (min(len(r), len(a)) >= 2 and (r in a or a in r))
+    return (anls(a, r) > 0 or (min(len(r), len(a)) >= 2 and (r in a or a in r))
             or (bool(rw) and bool(aw) and (_holds(rw, aw) or _holds(aw, rw))))
 
 # documents whose text layer splits words ("lo w er", "dott y"): their answers are checked by `broken`

@@ -172,10 +172,9 @@ class Reranker:
             raise FileNotFoundError(f"no re-ranker weights at {path}: reinstall vrag_nb (they ship inside it) or "
                                     f"rebuild them with `python benchmarks/train_reranker.py --out {path}`; or search "
                                     f"without re-ranking (--rerank 0)")
-        digest, record = path.with_suffix('.sha256'), None  # the SHA-256 written with the weights, where there is one
+        digest = path.with_suffix('.sha256')  # the SHA-256 written with the weights, where there is one
         if digest.exists():
-            record = digest.read_text().split()[0]
-            if hashlib.sha256(path.read_bytes()).hexdigest() != record:
+            if hashlib.sha256(path.read_bytes()).hexdigest() != digest.read_text().split()[0]:
                 raise ValueError(f'{path}: its bytes changed (the SHA-256 differs from {digest.name}): reinstall '
                                  f'vrag_nb or rebuild it with `python benchmarks/train_reranker.py --out {path}`; '
                                  'or search without re-ranking (--rerank 0)')

@@ -4,13 +4,14 @@
 
 # %% ../../nbs/15_retrieval.static.ipynb #3d4e0c98
 from __future__ import annotations
-import hashlib, json, os, shutil, tempfile, threading, time
+import json, os, shutil, tempfile, threading, time
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 from ..core import Page
 from ..files import cache_dir
 from .embed import l2_normalize
+from .store import sha256_file
 
 # %% auto #0
 __all__ = ['STATIC_NAME', 'HASHES', 'MODEL_FILES', 'record_hashes', 'check_model_dir', 'distill_minilm', 'static_model_dir',
@@ -20,16 +21,10 @@ __all__ = ['STATIC_NAME', 'HASHES', 'MODEL_FILES', 'record_hashes', 'check_model
 STATIC_NAME = 'all-MiniLM-L6-v2-static-256'  # the name an index records for the distilled model
 HASHES = 'hashes.json'  # in a distilled model's dir: the SHA-256 of each of its files, written with them
 
-def _sha256(f: Path) -> str:
-    h = hashlib.sha256()
-    with open(f, 'rb') as fh:
-        for block in iter(lambda: fh.read(1 << 20), b''): h.update(block)
-    return h.hexdigest()
-
 def record_hashes(path: Path, # a model2vec dir
                  ) -> dict: # file name -> SHA-256, as written to `path/hashes.json`
     "Record the SHA-256 of every file of a model dir in its `hashes.json`, which `check_model_dir` compares."
-    rec = {f.name: _sha256(f) for f in sorted(Path(path).iterdir()) if f.is_file() and f.name != HASHES}
+    rec = {f.name: sha256_file(f) for f in sorted(Path(path).iterdir()) if f.is_file() and f.name != HASHES}
     (Path(path)/HASHES).write_text(json.dumps(rec, indent=1) + '\n')
     return rec
 
@@ -44,7 +39,7 @@ def check_model_dir(path: Path, # a model2vec dir
         return path
     for name, digest in json.loads((path/HASHES).read_text()).items():
         f = path/name
-        if not f.is_file() or _sha256(f) != digest:
+        if not f.is_file() or sha256_file(f) != digest:
             raise ValueError(f"{f}: {'missing' if not f.is_file() else 'its bytes changed since it was distilled'}; "
                              f"delete {path} to distill it again (about a minute), or search without re-ranking "
                              "(--rerank 0)")
