@@ -19,7 +19,7 @@ from .sampling import sampler_copy, sync_sampler
 from .sft import read_sft, sft_rollout
 
 # %% auto #0
-__all__ = ['sft_step', 'dynamic_sampling', 'TrainConfig', 'train_policy']
+__all__ = ['sft_step', 'dynamic_sampling', 'pass_rates', 'learnable_band', 'TrainConfig', 'train_policy']
 
 # %% ../../nbs/68_rl.trainer.ipynb #21dd53a3
 def sft_step(model, # the policy
@@ -155,6 +155,53 @@ def dynamic_sampling(rows: list[TokenRollout], # a step's scored rollouts, `grou
     counts['tied_groups_left'] = len(_tied(rows))
     return rows, counts
 
+# %% ../../nbs/68_rl.trainer.ipynb #bandx1
+def pass_rates(rows: list[TokenRollout], # scored rollouts, several per question (`group` = the question's uid)
+               right: float = 0.5, # an answer counts as right when its `r_ans` reaches this (a binary judge: 0 or 1)
+              ) -> dict[str, float]: # question uid -> the share of its rollouts answered right, in [0, 1]
+    "Each question's pass rate: the share of its rollouts whose answer the judge accepted."
+    by = {}
+    for r in rows: by.setdefault(r.group, []).append(r.parts.get('r_ans', 0.0) >= right)
+    return {g: sum(v) / len(v) for g, v in by.items()}
+
+def learnable_band(examples: list[dict], # the questions to measure
+                   play, # examples -> their scored rollouts, several each (`play_group` with `group` = samples)
+                   chunk: int = 8, # questions played together
+                   progress: bool = False, # a tqdm bar over the chunks
+                  ) -> tuple[list[dict], dict[str, float]]: # (the questions with 0 < pass rate < 1, every rate)
+    """The learnable band: the questions the policy answers right sometimes but not always, the only ones whose groups
+    carry an answer signal (the pass-rate filter of Skywork-OR1 and POLARIS, 2025: drop the rates 0 and 1)."""
+    from tqdm.auto import tqdm
+    rates = {}
+    for i in tqdm(range(0, len(examples), chunk), desc='pass rates', disable=not progress):
+        rates.update(pass_rates(play(examples[i : i + chunk])))
+    return [e for e in examples if 0 < rates.get(e['uid'], 0) < 1], rates
+
+# %% ../../nbs/68_rl.trainer.ipynb #bandx2
+def _band(out: Path, # the run's folder: band.jsonl
+          step: int, # the step about to be played
+          c, # the run's `TrainConfig`
+          examples: list[dict], # every training question
+          play, # (examples, group, seed) -> scored rollouts (`play_group` with the run's settings)
+          last: dict | None, # the band record in use, or None
+          emit, # records a metrics record
+         ) -> dict: # {'step': whose weights measured it, 'band': [uid], 'rates': {uid: pass rate}}
+    """The band record for `step`: `last` while fewer than `band_every` steps have used it; else the newest one
+    `band.jsonl` holds from at most the step before (a resumed run); else measured now and appended there."""
+    if last is not None and step - 1 - last['step'] < c.band_every: return last
+    path = out/'band.jsonl'
+    kept = [r for r in (read_jsonl(path) if path.exists() else []) if r['step'] <= step - 1]
+    if kept and step - 1 - kept[-1]['step'] < c.band_every: return kept[-1]
+    t0, rng, seeds = time.perf_counter(), random.Random(f'{c.seed}:band:{step - 1}'), iter(range(10**6))
+    pool = rng.sample(examples, min(c.band_pool or len(examples), len(examples)))
+    band, rates = learnable_band(pool, lambda exs: play(exs, c.band_samples, 7_000_003 * (step + 1) + next(seeds)))
+    rec = dict(step=step - 1, samples=c.band_samples, band=[e['uid'] for e in band], rates=rates)
+    with open(path, 'a') as f: f.write(json.dumps(rec) + '\n')
+    emit({'phase': 'band', 'step': step - 1, 'measured': len(pool), 'band': len(band),
+          'always_right': sum(v == 1 for v in rates.values()), 'never_right': sum(v == 0 for v in rates.values()),
+          'seconds': round(time.perf_counter() - t0, 3)})
+    return rec
+
 # %% ../../nbs/68_rl.trainer.ipynb #tphlp04
 def _reference(out: Path, # the run's folder: gets reference.pt
                model, lora: dict | None, kl_coef: float, # as `train_policy`'s
@@ -218,10 +265,16 @@ class TrainConfig:
     ckpt_every: int = 1 # steps between checkpoints (and always after the cold start and the last step)
     # DAPO's dynamic sampling: rounds of fresh questions played in place of groups whose rewards all tie (0: none)
     dynamic_sampling: int = 0
+    # draw each step's questions from the learnable band (`learnable_band`: 0 < pass rate < 1), measured again once
+    # this many steps have used it; 0: from every question
+    band_every: int = 0
+    band_samples: int = 8 # rollouts a question when measuring its pass rate
+    band_pool: int = 0 # questions measured each time (a fresh draw, seeded); 0: every question
 
     def __post_init__(self):
         """Raises `ValueError` on an unknown algo, sampler dtype or draw, a temperature ≤ 0, a negative
-        `dynamic_sampling`, or `reuse_trunk` with a bf16 sampler."""
+        `dynamic_sampling`, `band_every` or `band_pool`, `band_samples` < 2 with a band, or `reuse_trunk` with a
+        bf16 sampler."""
         if self.algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {self.algo!r}")
         if self.temperature <= 0:
             raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {self.temperature}')
@@ -233,11 +286,16 @@ class TrainConfig:
             raise ValueError("reuse_trunk would start the update from states that the bf16 sampler computed, not the "
                              "policy: use sampler_dtype=None or 'float32' with it")
         if self.dynamic_sampling < 0: raise ValueError(f'dynamic_sampling counts rounds: got {self.dynamic_sampling}')
+        if self.band_every < 0 or self.band_pool < 0:
+            raise ValueError(f'band_every and band_pool count steps and questions: got {self.band_every}, '
+                             f'{self.band_pool}')
+        if self.band_every and self.band_samples < 2:
+            raise ValueError(f'a pass rate strictly between 0 and 1 needs band_samples >= 2, got {self.band_samples}')
         if self.sft_data and self.sft_right_only:
             raise ValueError('sft_right_only judges played demonstrations: SFT conversations (sft_data) have no answer')
 
 # %% ../../nbs/68_rl.trainer.ipynb #70671ec8
-def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, reference.pt (once), checkpoint.pt, adapter/
+def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, reference.pt (once), checkpoint.pt, band.jsonl
                  index, # a `PageIndex` (the game's corpus)
                  examples: list[dict], # unified-format QA examples over it
                  # the policy (on its device: see `load_policy`); no image processor: a text LM
@@ -303,17 +361,28 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
     params = _params(model)
     # who samples the rollouts: the policy, or its copy in `sampler_dtype`, synced after every update
     sampler = sampler_copy(model, getattr(torch, c.sampler_dtype)) if c.sampler_dtype else model
+    band = None
     for step in range(start + 1, c.steps + 1):
-        t0 = time.perf_counter()
-        rng = random.Random(f'{c.seed}:{step}')
-        chosen, work, redraws = rng.sample(examples, min(c.prompts, len(examples))), {}, iter(range(1, 10**6))
+        measure = lambda exs, n, seed: play_group(sampler, codec, agent, exs, n, c.turn_tokens, c.response_length,
+                                                  c.temperature, c.top_p, judge, c.preset, seed=seed,
+                                                  carry_cache=c.carry_cache, draw=c.draw)
+        if c.band_every: band = _band(out, step, c, examples, measure, band, emit)
+        t0, rng = time.perf_counter(), random.Random(f'{c.seed}:{step}')
+        if band:  # the band's questions first, in a seeded order, then the others (a band smaller than `prompts`)
+            inside = set(band['band'])
+            order = [e for e in rng.sample(examples, len(examples)) if e['uid'] in inside]
+            order += [e for e in rng.sample(examples, len(examples)) if e['uid'] not in inside]
+            chosen = order[:c.prompts]
+        else: chosen = rng.sample(examples, min(c.prompts, len(examples)))
+        work, redraws = {}, iter(range(1, 10**6))
         play = lambda exs, k=0: play_group(
             sampler, codec, agent, exs, c.group, c.turn_tokens, c.response_length, c.temperature, c.top_p, judge,
             c.preset, ggpo=c.algo == 'ggpo', seed=c.seed * 1_000_003 + step + 7919 * k, counts=work,
             carry_cache=c.carry_cache, keep_trunk=keep, draw=c.draw)
         rows = play(chosen)
         if c.dynamic_sampling:  # the rest of the questions, in a fixed order, drawn as tied groups are dropped
-            pool = [e for e in rng.sample(examples, len(examples)) if e not in chosen]
+            pool = order[c.prompts:] if band else [e for e in rng.sample(examples, len(examples))
+                                                   if e not in chosen]
             rows, ds = dynamic_sampling(rows, pool, lambda exs: play(exs, next(redraws)), c.dynamic_sampling)
             work.update(ds)
         t1 = time.perf_counter()
@@ -323,6 +392,7 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         tokens = sum(sum(r.mask) for r in rows)
         emit({
             'phase': 'grpo', 'step': step, **_summary(rows), **m, **work, 'seconds_rollout': round(t1 - t0, 3),
+            'questions': sorted({r.group for r in rows}), **({'band': len(band['band'])} if band else {}),
             'generated_tokens': tokens, 'tokens_per_second': round(tokens / max(t1 - t0, 1e-9), 1),
             'trainable_params': sum(p.numel() for p in params), 'seconds': round(time.perf_counter() - t0, 3),
             'peak_gib': round(torch.cuda.max_memory_allocated() / 2**30, 2) if params[0].is_cuda else None
