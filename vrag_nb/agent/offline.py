@@ -43,12 +43,17 @@ def similarities(question: str, # the question
 def best_sentence(question: str, # the question
                   text: str, # the context to pick from
                   embedder, # an `Embedder` (for `embed_texts`/`embed_queries`)
+                  rank: int = 0, # 0: the most similar sentence; k: the k-th after it (the last when there are fewer)
+                  # join the lines of `text` into running text first, so that a sentence may span lines; False: a line
+                  # break ends a sentence
+                  flow: bool = False,
                  ) -> str: # the sentence or line of `text` most similar to `question` ('' for empty text)
-    "The sentence of `text` most similar to `question` (cosine of MiniLM embeddings)."
+    "The sentence of `text` most similar to `question` (cosine of MiniLM embeddings), or the `rank`-th after it."
+    if flow: text = ' '.join(text.split())
     sents = [s.strip() for s in re.split(r'(?<=[.!?])\s+|\n', text) if len(s.strip()) > 2]
     if not sents: return ''
-    sims = similarities(question, sents, embedder)
-    return sents[int(np.argmax(sims))]
+    order = np.argsort(-similarities(question, sents, embedder), kind='stable')
+    return sents[int(order[min(rank, len(sents) - 1)])]
 
 # %% ../../nbs/34_agent.offline.ipynb #51253856
 class SmolLM2Answerer:
@@ -99,6 +104,10 @@ class OfflinePolicy:
                  crop: bool = True, # False: answer from the whole page, never crop (the no-crop baseline)
                  # 'lines': the best-matching lines of the page and one line around them; 'blocks': the best text block
                  crop_by: str = 'lines',
+                 # without an answerer: the crop's lines joined into running text before choosing a sentence
+                 # (`best_sentence(flow=True)`); False: each line is a sentence
+                 flow: bool = False,
+                 rank: int = 0, # without an answerer: answer with the `rank`-th most similar sentence after the best
                 ):
         if crop_by not in ('lines', 'blocks'): raise ValueError(f"crop_by must be 'lines' or 'blocks', got {crop_by!r}")
         self.pages = {(p.doc, p.page): p for p in pages}
@@ -109,6 +118,7 @@ class OfflinePolicy:
                 print(f'SmolLM2 unavailable ({e}); answering with the best sentence')
                 answerer = None
         self.answerer, self.min_block_chars, self.crop, self.crop_by = answerer, min_block_chars, crop, crop_by
+        self.flow, self.rank = flow, rank
 
 # %% ../../nbs/34_agent.offline.ipynb #fbdcadf4
 @patch
@@ -171,7 +181,7 @@ def answer(self: OfflinePolicy, question: str, # the question
           ) -> str:
     "A short answer from `context`: the answerer's, else the best sentence."
     ans = self.answerer(question, context) if self.answerer and context.strip() else ''
-    return ans or best_sentence(question, context, self.embedder) or 'unknown'
+    return ans or best_sentence(question, context, self.embedder, self.rank, self.flow) or 'unknown'
 
 # %% ../../nbs/34_agent.offline.ipynb #842e9d09
 @patch

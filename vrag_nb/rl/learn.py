@@ -13,7 +13,7 @@ from .rollout import TokenRollout, play_group
 from .codec import ChatCodec, template_system
 
 # %% auto #0
-__all__ = ['policy_summary', 'evaluate_policy', 'concise', 'save_policy', 'plot_policy_metrics']
+__all__ = ['policy_summary', 'evaluate_policy', 'concise', 'best_of', 'save_policy', 'plot_policy_metrics']
 
 # %% ../../nbs/69_rl.learn.ipynb #7481ea17
 def policy_summary(rows: list[TokenRollout], # scored rollouts (`play_group`)
@@ -66,6 +66,23 @@ def concise(policy, # messages -> reply text: a demonstrator (e.g. `agent.offlin
     def reply(messages: list[dict]) -> str:
         return re.sub(r'<think>.*?</think>\s*', '', policy(messages), flags=re.S).strip()
     return reply
+
+# %% ../../nbs/69_rl.learn.ipynb #bestx1
+def best_of(teachers: dict, # name -> demonstrator (messages -> reply text), tried in this order
+            examples: list[dict], # unified-format QA examples
+            # (examples, teacher) -> their scored plays, one per example in order (`play_group(..., 1, policy=teacher)`)
+            play,
+            right: float = 0.5, # a play is right when its `r_ans` reaches this (a binary judge: 0 or 1)
+           ) -> tuple[dict, dict]: # (uid -> its first right play, a `TokenRollout`; teacher name -> questions it added)
+    """Rejection sampling over several teachers: each question is played by the teachers in turn until one answers it
+    right, and that play is kept (VRAG-RL's cold start keeps its teacher's right trajectories)."""
+    kept, added, left = {}, {}, list(examples)
+    for name, teacher in teachers.items():
+        rows = play(left, teacher) if left else []
+        new = {e['uid']: r for e, r in zip(left, rows) if r.parts.get('r_ans', 0.0) >= right}
+        kept.update(new); added[name] = len(new)
+        left = [e for e in left if e['uid'] not in kept]
+    return kept, added
 
 # %% ../../nbs/69_rl.learn.ipynb #ddc17611
 def save_policy(model, # the trained policy (a peft model, or one with fp32 master weights, or plain)
