@@ -9,9 +9,13 @@ boxes (`rl.codec.view_text`). Its teacher is the offline baseline (`OfflinePolic
 lines that best match it, answer with the best sentence of the crop, or with `--answerer smollm2` SmolLM2's own answer),
 replies cut to their actions (`rl.learn.concise`). The training questions are data/qa_train.json's `train` split with
 data/qa.json and data/qa_dev.json, over the training documents (data/pdfs, data/pdfs_dev); its `val` split is the
-validation set. Each question is played once by the teacher; only the demonstrations judged right are kept (VRAG-RL's
-rejection sampling). Supervised steps (AdamW, `rl.trainer.sft_step`) run until the validation demonstrations' loss has
-not improved for --patience evaluations (every --eval_every steps, at most --max_steps); the best weights are kept.
+validation set. With --questions natural they are the readers' questions instead: data/qa_train_natural.json over
+data/pdfs_train, validated on data/qa_val_natural.json over data/pdfs_val (documents of their own, so the validation
+demonstrations are played on an index of those). Each question is played once by the teacher (with --teachers variants,
+by teacher_natural.py's four variants in turn until one is right: `rl.learn.best_of`); only the demonstrations judged
+right are kept (VRAG-RL's rejection sampling). Supervised steps (AdamW, `rl.trainer.sft_step`) run until the validation
+demonstrations' loss has not improved for --patience evaluations (every --eval_every steps, at most --max_steps); the
+best weights are kept.
 Then greedy play (`rl.learn.evaluate_policy`) of the held-out sets, which nothing here is chosen on: data/qa_rdocs.json
 (over data/pdfs_rdocs) and data/qa_unseen.json (over data/pdfs_unseen), and of the validation questions, before and
 after the cold start. The judge is the offline stand-in, `ANLSJudge(contains=True)`.
@@ -50,7 +54,8 @@ from vrag_nb.rl.rollout import play_group, collate, sequence_logprobs
 from vrag_nb.rl.grpo import token_mean
 from vrag_nb.rl.trainer import sft_step
 from vrag_nb.rl.update import load_policy, prepare_policy
-from vrag_nb.rl.learn import concise, evaluate_policy, save_policy
+from vrag_nb.rl.learn import concise, evaluate_policy, save_policy, best_of
+from teacher_natural import TEACHERS  # benchmarks/, beside this script
 
 
 def index_for(work: Path, name: str, folders: list) -> PageIndex:
@@ -91,6 +96,13 @@ def main():
     ap.add_argument('--response_length', type=int, default=1024)
     ap.add_argument('--obs_chars', type=int, default=1000, help="characters of a view the policy reads")
     ap.add_argument('--answerer', choices=('sentence', 'smollm2'), default='sentence')
+    ap.add_argument('--teachers', choices=('one', 'variants'), default='one',
+                    help="variants: teacher_natural.py's four answer variants through rl.learn.best_of, each question "
+                         "kept with its first right play; one: the offline teacher alone, each question played once")
+    ap.add_argument('--questions', choices=('generated', 'natural'), default='generated',
+                    help="natural: data/qa_train_natural.json's readers' questions over data/pdfs_train, validated on "
+                         "data/qa_val_natural.json over data/pdfs_val (documents of their own); generated: "
+                         "data/qa_train.json's train split with qa.json and qa_dev.json, validated on its val split")
     ap.add_argument('--limit', type=int, help='at most this many training questions (a quick run)')
     ap.add_argument('--before', type=int, default=1, help='0: skip the untrained model\'s evaluation (it answers none)')
     ap.add_argument('--eval_val', type=int, default=1, help='0: held-out sets only, not the val questions')
@@ -118,14 +130,19 @@ def main():
     log = lambda *x: print(f'[{time.time() - t0:7.1f} s]', *x, flush=True)
     random.seed(a.seed); torch.manual_seed(a.seed)
 
-    train_idx = index_for(work, 'train', ['data/pdfs', 'data/pdfs_dev'])
+    natural = a.questions == 'natural'
+    train_idx = index_for(work, 'train_natural', ['data/pdfs_train']) if natural else index_for(
+        work, 'train', ['data/pdfs', 'data/pdfs_dev'])
+    val_idx = index_for(work, 'val_natural', ['data/pdfs_val']) if natural else train_idx
     held = {'rdocs': (index_for(work, 'rdocs', ['data/pdfs_rdocs']), load_qa('data/qa_rdocs.json')),
             'unseen': (index_for(work, 'unseen', ['data/pdfs_unseen']), load_qa('data/qa_unseen.json'))}
-    gen = load_qa('data/qa_train.json')
+    gen = load_qa('data/qa_train_natural.json' if natural else 'data/qa_train.json')
     dev_qa = load_qa('data/qa_dev.json')
-    train_qa = [e for e in gen if e['meta_info'].get('split') == 'train'] + load_qa('data/qa.json') + (
-        [] if a.choose_on_dev else dev_qa)
-    val_qa = [e for e in gen if e['meta_info'].get('split') == 'val']
+    if natural: train_qa, val_qa = gen, load_qa('data/qa_val_natural.json')
+    else:
+        train_qa = [e for e in gen if e['meta_info'].get('split') == 'train'] + load_qa('data/qa.json') + (
+            [] if a.choose_on_dev else dev_qa)
+        val_qa = [e for e in gen if e['meta_info'].get('split') == 'val']
     train_gen = {e['uid']: e['meta_info'].get('generator') for e in gen}  # cloze, def_term, ...; hand-written: None
     if a.limit:
         train_qa = random.Random(a.seed).sample(train_qa, min(a.limit, len(train_qa)))
@@ -155,7 +172,7 @@ def main():
     def evaluate(stage):
         "Greedy play of the held-out sets and the validation questions (a set this policy's summary holds: read)."
         res = {}
-        for name, (idx, qa) in [*held.items(), *([('val', (train_idx, val_qa))] if a.eval_val else []),
+        for name, (idx, qa) in [*held.items(), *([('val', (val_idx, val_qa))] if a.eval_val else []),
                                 *([('dev', (train_idx, dev_qa))] if a.choose_on_dev else [])]:
             if (stage == 'cold_start' and name in prev_sets and prev.get('best_step') == best_step
                     and name in prev.get('per_question', {})):
@@ -165,28 +182,39 @@ def main():
         log(stage, json.dumps(res)); return res
 
     before = evaluate('before') if a.before else None
-    codec = ChatCodec(tok, None, pages={(p.doc, p.page): p for p in train_idx.pages}, obs_chars=a.obs_chars)
-    agent = VRAGAgent(train_idx, None, max_steps=a.max_turns)
-    teacher = concise(OfflinePolicy(train_idx.pages, train_idx.embedder, crop=True,
-                                    answerer=SmolLM2Answerer() if a.answerer == 'smollm2' else None))
+    answerer = SmolLM2Answerer() if a.answerer == 'smollm2' else None
+    # the game over each split's index: its codec, agent and teacher (one index for both when they share documents)
+    variants = TEACHERS if a.teachers == 'variants' else {'one': {}}
+    games = {split: (ChatCodec(tok, None, pages={(p.doc, p.page): p for p in idx.pages}, obs_chars=a.obs_chars),
+                     VRAGAgent(idx, None, max_steps=a.max_turns),
+                     {k: concise(OfflinePolicy(idx.pages, idx.embedder, crop=True, answerer=answerer, **v))
+                      for k, v in variants.items()})
+             for split, idx in (('train', train_idx), ('val', val_idx))}
+    codec = games['train'][0]
     # the teacher's plays depend on the questions and the game, not on the model: kept, read back when they match
     # (the second-stage ranker changes what the teacher's searches return: 151 right plays without it, 173 with it)
-    train_idx.rerank = a.demo_rerank  # the teacher's retrieval (None: the index's own); evaluations use the index's
+    train_idx.rerank = val_idx.rerank = a.demo_rerank  # the teacher's retrieval (None: the index's own)
     key = dict(questions=[[e['uid'] for e in qa] for qa in (train_qa, val_qa)], answerer=a.answerer,
+               **({'teachers': variants} if a.teachers != 'one' else {}), plays='first right play per question',
                game=game, rerank=train_idx.rerank_candidates(),
-               data=[Path(f).stat().st_size for f in ('data/qa_train.json', 'data/qa.json', 'data/qa_dev.json')])
+               data=[Path(f).stat().st_size for f in (('data/qa_train_natural.json', 'data/qa_val_natural.json')
+                                                      if natural else ('data/qa_train.json', 'data/qa.json',
+                                                                       'data/qa_dev.json'))])
     kept = work/'demos.pt'
     saved = torch.load(kept, weights_only=False) if kept.exists() and not a.fresh else None
     if saved and saved['key'] == key: played = saved['played']; log(f'teacher plays read from {kept}')
     else:
-        played = {}
+        played = {}  # split -> the right plays kept, each question's first; how many questions; what each teacher added
         for split, qa in (('train', train_qa), ('val', val_qa)):
-            played[split] = play_group(model, codec, agent, qa, 1, a.turn_tokens, a.response_length, judge=judge,
-                                       policy=teacher)
+            codec_, agent_, teachers = games[split]
+            play = lambda exs, t: play_group(model, codec_, agent_, exs, 1, a.turn_tokens, a.response_length,
+                                             judge=judge, policy=t)
+            right_, added = best_of(teachers, qa, play)
+            played[split] = dict(right=list(right_.values()), questions=len(qa), added=added)
         torch.save(dict(key=key, played=played), kept)
-    train_idx.rerank = None
-    right = {k: [r for r in v if r.parts.get('r_ans', 0) > 0] for k, v in played.items()}
-    log('demonstrations', {k: f'{len(right[k])} right of {len(v)}' for k, v in played.items()})
+    train_idx.rerank = val_idx.rerank = None
+    right = {k: v['right'] for k, v in played.items()}
+    log('demonstrations', {k: f"{len(v['right'])} right of {v['questions']}: {v['added']}" for k, v in played.items()})
     demos, val_demos = right['train'], right['val']
     cloze = [r for r in demos if train_gen.get(r.group) == 'cloze']
     if a.cloze_share is not None and len(cloze) > (cap := int(a.cloze_share * (len(demos) - len(cloze))
@@ -251,7 +279,8 @@ def main():
     res = dict(model='SmolLM2-135M-Instruct', judge=judge.name, settings=vars(a),
                questions=dict(train=len(train_qa), val=len(val_qa), **{k: len(q) for k, (_, q) in held.items()},
                               **({'dev': len(dev_qa)} if a.choose_on_dev else {})),
-               demonstrations={k: dict(played=len(played[k]), right=len(right[k])) for k in played},
+               demonstrations={k: dict(played=v['questions'], right=len(right[k]), added_by=v['added'])
+                               for k, v in played.items()},
                kept=dict(demonstrations=len(demos), cloze=sum(train_gen.get(r.group) == 'cloze' for r in demos)),
                sft_curve=curve, best_step=best_step, before=before, cold_start={**prev_sets, **after},
                heldout_r_ans={stage: round(sum(r[k]['r_ans'] * r[k]['n'] for k in held) /
