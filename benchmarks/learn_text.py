@@ -33,6 +33,16 @@ summary.json (per seed, algo and stage the held-out sets' and the probes' means;
 interval of the held-out r_ans gain after RL over the cold start, questions resampled; `profile`, before and after,
 from --profile_out), curves.png, and the sampled steps' metrics (metrics_<run>.jsonl).
 
+--questions natural runs the plan fixed in benchmarks/results/learn_natural/README.md (its defaults: --steps 200,
+--eval_every 50, --seeds 0 1 2, --prompts 2, --group 8, --out benchmarks/results/learn_natural): the readers' questions
+(data/qa_train_natural.json over data/pdfs_train) are trained on, the KL coefficient is chosen on the validation split
+(data/qa_val_natural.json over data/pdfs_val). The cold start's learnable band is measured once (`initial_band`:
+--band_samples rollouts a question, band_initial.jsonl, resumable) and every run starts from it; `train_policy` draws
+each step's questions from the band and measures it again every --band_every steps. The --probes training probes are
+drawn once (seed 0) from that first band. Every --eval_every steps a run plays the validation split and the probes;
+the held-out sets only at its last step. summary.json (`report_natural`) lists every run with its status, and per
+finished run the held-out questions gained and lost with McNemar's exact p.
+
 --profile trains nothing to keep: it times GRPO steps of the same game (--profile_group rollouts of --prompts questions,
 --max_turns turns of --turn_tokens tokens) on one thread, from the untrained model, for each of --profile_paths side by
 side (their steps interleaved, the same questions and seeds): `before` (every row prefilled, padded to the batch's
@@ -70,8 +80,13 @@ HELD = ('rdocs', 'unseen')  # the held-out sets: nothing is chosen on them
 SHOW = 3  # held-out questions (the first of qa_rdocs.json) whose trajectories each evaluation keeps
 
 
-def questions(limit: int | None = None):
-    "(training, validation, probe) questions; `limit`: a few of each (smoke)."
+def questions(limit: int | None = None, natural: bool = False):
+    """(training, validation, probe) questions; `limit`: a few of each (smoke). Natural: the readers' questions and
+    their validation split; the probes are drawn later, from the learnable band (`initial_band`)."""
+    if natural:
+        train, val = load_qa('data/qa_train_natural.json'), load_qa('data/qa_val_natural.json')
+        if limit: train, val = train[::len(train) // limit][:limit], val[:max(2, limit // 4)]
+        return train, val, []
     gen = load_qa('data/qa_train.json')
     train = [e for e in gen if e['meta_info'].get('split') == 'train'] + load_qa('data/qa.json') + load_qa(
         'data/qa_dev.json')
@@ -117,6 +132,15 @@ def main():
                     'default: torch.multinomial')
     ap.add_argument('--reuse_trunk', action='store_true', help='the rollouts keep the input of the lowest trained '
                     'layer and the update starts there (`TrainConfig.reuse_trunk`)')
+    ap.add_argument('--questions', choices=('generated', 'natural'), default='generated',
+                    help="natural: the plan of benchmarks/results/learn_natural/README.md (the readers' questions over "
+                         "data/pdfs_train; the learnable band; validation split and band probes every --eval_every "
+                         "steps; the held-out sets once, at the last step)")
+    ap.add_argument('--band_every', type=int, default=50, help='natural: steps between measurements of the band')
+    ap.add_argument('--band_samples', type=int, default=8, help="natural: rollouts a question for its pass rate")
+    ap.add_argument('--band_pool', type=int, default=0,
+                    help='natural: questions measured each time (0: all 1,835; each costs band_samples rollouts)')
+    ap.add_argument('--probes', type=int, default=64, help='natural: training probes (seed 0) from the first band')
     ap.add_argument('--before', type=int, default=1, help='1: also evaluate the untrained SmolLM2 (once)')
     ap.add_argument('--report', action='store_true', help='train nothing: write the summary of what is recorded')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
@@ -130,10 +154,18 @@ def main():
     ap.add_argument('--work', default=str(Path.home() / '.cache' / 'vrag_nb' / 'rl_runs'),
                     help='indexes and runs (checkpoints)')
     a = ap.parse_args()
+    natural = a.questions == 'natural'
+    if natural:  # the pre-registered plan (benchmarks/results/learn_natural/README.md) where no flag says otherwise
+        for k, v in dict(steps=200, eval_every=50, seeds=[0, 1, 2], prompts=2, group=8, dynamic_sampling=0,
+                         out='benchmarks/results/learn_natural').items():
+            if getattr(a, k) == ap.get_default(k): setattr(a, k, v)
+        if a.work == ap.get_default('work'): a.work = str(Path.home() / '.cache' / 'vrag_nb' / 'rl_natural')
     if a.smoke:
         a.steps, a.eval_every, a.group, a.turn_tokens, a.max_turns, a.kl_pilot_steps = 2, 1, 2, 12, 2, 1
-        a.seeds = [0] if a.seeds == ap.get_default('seeds') else a.seeds
-        if a.out == ap.get_default('out'): a.out = '/tmp/learn_text_smoke'  # never over the committed results
+        a.seeds = [0] if a.seeds in (ap.get_default('seeds'), [0, 1, 2]) else a.seeds
+        a.band_every, a.band_samples, a.band_pool, a.probes = 1, 2, 6, 2
+        if a.out in (ap.get_default('out'), 'benchmarks/results/learn_natural'):
+            a.out = '/tmp/learn_text_smoke'  # never over the committed results
         if a.work == ap.get_default('work'): a.work = '/tmp/learn_text_smoke_work'
     if a.cold_start == 'base': a.cold_start = str(smollm2_dir())
     if not a.report and not a.profile and not (Path(a.cold_start)/'config.json').exists():
@@ -149,26 +181,38 @@ def main():
         a.prompts, a.obs_chars, a.response_length, a.kl_coef = 2, 600, 768, 0.0
         return profile(a, idx, load_qa('data/qa.json'), judge, log)
 
-    if a.report: return report(a, out, log)  # reads what is recorded in --out: no index, no model
+    if a.report: return (report_natural if natural else report)(a, out, log)  # what --out records: no model
 
-    train_idx = index_for(work, 'train', ['data/pdfs', 'data/pdfs_dev'])
+    train_idx = index_for(work, 'train_natural', ['data/pdfs_train']) if natural else index_for(
+        work, 'train', ['data/pdfs', 'data/pdfs_dev'])
+    val_idx = index_for(work, 'val_natural', ['data/pdfs_val']) if natural else train_idx
     held = {'rdocs': (index_for(work, 'rdocs', ['data/pdfs_rdocs']), load_qa('data/qa_rdocs.json')),
             'unseen': (index_for(work, 'unseen', ['data/pdfs_unseen']), load_qa('data/qa_unseen.json'))}
-    train_qa, val_qa, probes = questions(12 if a.smoke else None)
+    train_qa, val_qa, probes = questions(12 if a.smoke else None, natural)
     if a.smoke: held = {k: (i, q[:3]) for k, (i, q) in held.items()}
-    log(f'{len(train_qa)} training questions ({len(probes)} probes), {len(val_qa)} validation; held out: '
-        + ', '.join(f'{k} {len(q)}' for k, (_, q) in held.items()))
     game = dict(max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length,
                 obs_chars=a.obs_chars)
-    eval_sets = {**held, 'train': (train_idx, probes)}
+    band0 = None
+    if natural:
+        band0 = initial_band(a, out, train_idx, train_qa, judge, game, log)
+        probes = draw_probes(train_qa, band0, a.probes)
+    log(f'{len(train_qa)} training questions ({len(probes)} probes), {len(val_qa)} validation; held out: '
+        + ', '.join(f'{k} {len(q)}' for k, (_, q) in held.items()))
+    eval_sets = {**held, 'train': (train_idx, probes), **({'val': (val_idx, val_qa)} if natural else {})}
+    # natural: every --eval_every steps the validation split and the probes; the held-out sets at the last step only
+    sets_at = lambda upto: eval_sets if not natural or upto == a.steps else {
+        k: v for k, v in eval_sets.items() if k not in HELD}
     settings = dict(prompts=a.prompts, group=a.group, dynamic_sampling=a.dynamic_sampling, lr=a.lr,
                     trainable_layers=a.trainable_layers, temperature=a.temperature, **game,
                     # a run made before the setting existed keeps its settings
                     **({'sampler_dtype': a.sampler_dtype} if a.sampler_dtype else {}),
-                    **({'reuse_trunk': True} if a.reuse_trunk else {}), **({'draw': a.draw} if a.draw else {}))
+                    **({'reuse_trunk': True} if a.reuse_trunk else {}), **({'draw': a.draw} if a.draw else {}),
+                    **(dict(band_every=a.band_every, band_samples=a.band_samples, band_pool=a.band_pool)
+                       if natural else {}))
     # what each evaluation file must have been made with (a change starts the run over)
     same = dict(settings, cold_start=a.cold_start, eval_every=a.eval_every,
-                sets={k: [e['uid'] for e in q] for k, (_, q) in {**eval_sets, 'val': (None, val_qa)}.items()})
+                sets={k: [e['uid'] for e in q] for k, (_, q) in {**eval_sets, 'val': (None, val_qa)}.items()},
+                **({'questions': 'natural'} if natural else {}))
 
     def evaluate(model, tok, sets):
         "Greedy play of each set: (means, each question's r_ans, the shown held-out questions' trajectories)."
@@ -206,6 +250,9 @@ def main():
         "Train a run to each step of `upto_list` in turn, evaluating `sets` there; skips what is recorded."
         done = {r['step'] for r in recorded(name)}
         rdir = work/name
+        if natural and not (rdir/'band.jsonl').exists():  # every run starts from the band measured on the cold start
+            rdir.mkdir(parents=True, exist_ok=True)
+            (rdir/'band.jsonl').write_text(json.dumps(band0) + '\n')
         for upto in upto_list:
             if upto in done: continue
             model, tok, _ = load_policy(a.cold_start, device=a.device, dtype='float32')
@@ -213,7 +260,7 @@ def main():
             train_policy(rdir, train_idx, train_qa, model, tok, algo=algo, steps=upto, seed=seed, kl_coef=kl,
                          judge=judge, log=lambda r: log(name, json.dumps({k: v for k, v in r.items() if k in KEEP})),
                          **settings)
-            t1 = time.time(); res, per, shown = evaluate(model, tok, sets)
+            t1 = time.time(); res, per, shown = evaluate(model, tok, sets(upto) if callable(sets) else sets)
             record(name, dict(step=upto, algo=algo, seed=seed, kl_coef=kl, sets=res, per_question=per,
                               trajectories=shown, seconds_train=round(t1 - t), seconds_eval=round(time.time() - t1)))
             log(name, upto, json.dumps(res))
@@ -226,7 +273,7 @@ def main():
     if not a.report:
         kl = a.kl_coef
         if kl is None:  # chosen on the validation questions
-            kl = choose_kl(a, out, cold_eval('val', {'val': (train_idx, val_qa)}), run, train_idx, val_qa, log)
+            kl = choose_kl(a, out, cold_eval('val', {'val': (val_idx, val_qa)}), run, val_idx, val_qa, log)
         cold_eval('eval', eval_sets)
         if a.before: cold_eval('eval', eval_sets, smollm2_dir(), 'before')  # the untrained model
         for seed in a.seeds:
@@ -236,17 +283,17 @@ def main():
                 pilot = work/f'pilot_kl{kl:g}'
                 if algo == 'grpo' and seed == 0 and a.kl_coef is None and not (work/name).exists() and pilot.exists():
                     shutil.copytree(pilot, work/name)  # the chosen pilot: this run's first steps
-                run(name, algo, seed, kl, list(range(a.eval_every, a.steps + 1, a.eval_every)), eval_sets)
-                report(a, out, log)
-    report(a, out, log)
+                run(name, algo, seed, kl, list(range(a.eval_every, a.steps + 1, a.eval_every)), sets_at)
+                (report_natural if natural else report)(a, out, log)
+    (report_natural if natural else report)(a, out, log)
 
 
-def choose_kl(a, out, cold, run, train_idx, val_qa, log) -> float:
+def choose_kl(a, out, cold, run, val_idx, val_qa, log) -> float:
     "The KL coefficient whose GRPO pilot answers the most validation questions (kl_choice.json)."
     pilots = {}
     for kl in a.kl_choices:
         name = f'pilot_kl{kl:g}'
-        run(name, 'grpo', 0, kl, [a.kl_pilot_steps], {'val': (train_idx, val_qa)})
+        run(name, 'grpo', 0, kl, [a.kl_pilot_steps], {'val': (val_idx, val_qa)})
         pilots[kl] = read_jsonl(out/f'evals_{name}.jsonl')[-1]['sets']['val']
     best = max(pilots, key=lambda k: (pilots[k]['r_ans'], pilots[k]['reward'], -k))
     (out/'kl_choice.json').write_text(json.dumps(dict(
@@ -255,6 +302,141 @@ def choose_kl(a, out, cold, run, train_idx, val_qa, log) -> float:
         rule='highest validation r_ans, then reward, then the smaller coefficient'), indent=1) + '\n')
     log('KL chosen on the validation questions:', best, json.dumps(pilots))
     return best
+
+
+def initial_band(a, out: Path, idx, qa: list, judge, game: dict, log) -> dict:
+    """The cold start's learnable band (`rl.trainer.pass_rates`: --band_samples rollouts a question, pass rate strictly
+    between 0 and 1), measured once for every run; band_initial.jsonl keeps each chunk's rates as it is measured, so a
+    stopped measurement goes on where it stopped. Returns the step-0 record `train_policy` reads from band.jsonl."""
+    from vrag_nb.agent.loop import VRAGAgent
+    from vrag_nb.rl.codec import ChatCodec
+    from vrag_nb.rl.rollout import play_group
+    from vrag_nb.rl.trainer import TrainConfig, pass_rates
+    want = dict(cold_start=a.cold_start, samples=a.band_samples, pool=a.band_pool, temperature=a.temperature,
+                questions=len(qa), **game)
+    path, c = out/'band_initial.jsonl', TrainConfig()
+    done = read_jsonl(path) if path.exists() else []
+    if done and done[0].get('settings') != want:
+        path.rename(path.with_suffix('.jsonl.old')); log(f'{path}: measured with other settings, set aside'); done = []
+    if not done:
+        path.write_text(json.dumps(dict(settings=want)) + '\n'); done = [dict(settings=want)]
+    rates = {u: v for r in done[1:] for u, v in r['rates'].items()}
+    pool = random.Random('band:0').sample(qa, min(a.band_pool or len(qa), len(qa)))  # the questions measured
+    chunk, todo = 8, [i for i in range(0, len(pool), 8) if any(e['uid'] not in rates for e in pool[i:i + 8])]
+    if todo:
+        model, tok, _ = load_policy(a.cold_start, device=a.device, dtype='float32')
+        codec = ChatCodec(tok, None, system=c.system, pages={(p.doc, p.page): p for p in idx.pages},
+                          obs_chars=game['obs_chars'])
+        agent = VRAGAgent(idx, None, max_steps=game['max_turns'], min_pixels=c.min_pixels, max_pixels=c.max_pixels,
+                          preset=c.prompt)
+        t = time.time()
+        for n, i in enumerate(todo):
+            rows = play_group(model, codec, agent, pool[i:i + chunk], a.band_samples, game['turn_tokens'],
+                              game['response_length'], a.temperature, 1.0, judge, c.preset, seed=1_000 + i,
+                              draw=a.draw or 'multinomial')
+            r = pass_rates(rows); rates.update(r)
+            with open(path, 'a') as f: f.write(json.dumps(dict(chunk=i, rates=r)) + '\n')
+            log(f'band of the cold start: {len(rates)} of {len(pool)} questions measured '
+                f'({(time.time() - t) / (n + 1):.0f} s a chunk of {chunk})')
+    band = [e['uid'] for e in pool if 0 < rates[e['uid']] < 1]
+    log(f'band of the cold start: {len(band)} of {len(pool)} questions in it, '
+        f'{sum(v == 1 for v in rates.values())} always right, {sum(v == 0 for v in rates.values())} never')
+    return dict(step=0, samples=a.band_samples, band=band, rates={e['uid']: rates[e['uid']] for e in pool})
+
+
+def draw_probes(qa: list, band: dict, n: int) -> list:
+    "The fixed training probes: `n` questions of the cold start's band, drawn once with seed 0."
+    inside = set(band['band'])
+    return random.Random(0).sample([e for e in qa if e['uid'] in inside], min(n, len(inside)))
+
+
+def mcnemar_p(gained: int, lost: int) -> float:
+    "McNemar's exact two-sided p for paired right/wrong outcomes: the binomial test of the discordant pairs at 1/2."
+    from scipy.stats import binomtest
+    return round(float(binomtest(gained, gained + lost, 0.5).pvalue), 4) if gained + lost else 1.0
+
+
+def report_natural(a, out: Path, log):
+    """summary.json and curves.png of the natural runs, as the plan in --out/README.md fixes them: per run its status,
+    the held-out counts at its last step against the cold start's (gained, lost, McNemar's exact p), the probes' and
+    the validation split's, the training reward's least-squares slope; per algorithm the mean gain over its finished
+    seeds with a paired bootstrap 90 % interval over the held-out questions (10,000 resamples, seed 0)."""
+    ev = lambda name: read_jsonl(out/f'evals_{name}.jsonl') if (out/f'evals_{name}.jsonl').exists() else []
+    cold = ev('cold_start_eval')
+    if not cold: return log('no cold-start evaluation recorded yet')
+    cold = cold[0]
+    right = lambda r, keys: sum(round(r['sets'][k]['r_ans'] * r['sets'][k]['n']) for k in keys if k in r['sets'])
+    held_q = lambda r: {u: v for k in HELD for u, v in r['per_question'][k].items()}
+    runs, by_seed, gains, curves = {}, {}, {}, {}
+    for seed in a.seeds:
+        for algo in a.algos.split(','):
+            name = f'{algo}_seed{seed}'
+            fresher(Path(a.work)/name/'metrics.jsonl', out/f'metrics_{name}.jsonl')
+            rows = ev(name)
+            m = [r for r in (read_jsonl(out/f'metrics_{name}.jsonl') if (out/f'metrics_{name}.jsonl').exists() else [])
+                 if r.get('phase') == 'grpo']
+            final = next((r for r in rows if r['step'] == a.steps), None)
+            done = m[-1]['step'] if m else 0
+            slope = (round(float(np.polyfit([r['step'] for r in m], [r['reward_mean'] for r in m], 1)[0]) * 100, 4)
+                     if len(m) > 1 else None)
+            runs[name] = dict(algo=algo, seed=seed, steps_done=done, evaluated_at=[r['step'] for r in rows],
+                              status='finished' if final else f'stopped at step {done}' if m else 'not started',
+                              reward_slope_per_100_steps=slope)
+            curves[name] = [cold] + rows
+            if not final: continue
+            c, f = held_q(cold), held_q(final)
+            gained, lost = sum(f[u] > 0 and not c[u] > 0 for u in c), sum(c[u] > 0 and not f[u] > 0 for u in c)
+            by_seed.setdefault(str(seed), {})[algo] = dict(
+                heldout_right=dict(cold_start=right(cold, HELD), after=right(final, HELD), of=len(c)),
+                gained=gained, lost=lost, mcnemar_p=mcnemar_p(gained, lost),
+                probes_right=dict(cold_start=right(cold, ['train']), after=right(final, ['train']),
+                                  of=cold['sets']['train']['n']),
+                probes_gain=round(final['sets']['train']['r_ans'] - cold['sets']['train']['r_ans'], 4),
+                val_right=dict(cold_start=right(cold, ['val']), after=right(final, ['val']),
+                               of=cold['sets']['val']['n']),
+                step=final['step'])
+            gains.setdefault(algo, []).append(np.array([f[u] - c[u] for u in sorted(c)]))
+    ci90 = {algo: dict(mean_gain=round(float(np.mean(np.mean(g, 0))), 4), ci90=bootstrap_ci(np.mean(g, 0), 10_000),
+                       seeds=len(g), questions=len(g[0])) for algo, g in gains.items()}
+    prof = json.loads(Path(a.profile_out).read_text()) if Path(a.profile_out).exists() else {}
+    part = lambda m: {k: v for k, v in m.items() if k in ('rollouts', 'seconds', 'seconds_per_rollout', 'rollout',
+                      'update')}
+    band = read_jsonl(out/'band_initial.jsonl') if (out/'band_initial.jsonl').exists() else []
+    rates = {u: v for r in band[1:] for u, v in r['rates'].items()}
+    kl = json.loads((out/'kl_choice.json').read_text()) if (out/'kl_choice.json').exists() else None
+    res = dict(
+        model='SmolLM2-135M-Instruct', judge='anls>=0.5 or contains the reference (offline stand-in, not an LLM judge)',
+        plan=str(out/'README.md'),
+        settings={k: v for k, v in vars(a).items() if k not in ('out', 'work', 'report', 'runs')},
+        band=dict(measured=len(rates), inside=sum(0 < v < 1 for v in rates.values()),
+                  always_right=sum(v == 1 for v in rates.values()), never_right=sum(v == 0 for v in rates.values())),
+        probes=cold['sets']['train']['n'], kl_choice=kl, runs=runs, by_seed=by_seed, ci90=ci90,
+        profile=profile_summary(prof, part, a.profile_out),
+        command='.venv/bin/python benchmarks/learn_text.py --questions natural --cold_start ' + a.cold_start
+                + ''.join(f' --{k} {v}' for k in ('kl_coef', 'sampler_dtype', 'draw')
+                          if (v := getattr(a, k)) is not None)
+                + f' --out {out}')
+    (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(12, 3.4)); axs = fig.subplots(1, 3)
+    colors, marks = {'grpo': 'tab:blue', 'ggpo': 'tab:orange'}, ['o', 's', '^', 'D', 'v']
+    for name, cv in curves.items():
+        if len(cv) < 2: continue
+        r = runs[name]
+        kw = dict(color=colors.get(r['algo']), marker=marks[a.seeds.index(r['seed']) % len(marks)],
+                  label=f"{r['algo'].upper()} seed {r['seed']}"
+                        + ('' if r['status'] == 'finished' else ' (unfinished)'))
+        axs[0].plot([x['step'] for x in cv], [right(x, ['val']) for x in cv], **kw)
+        axs[1].plot([x['step'] for x in cv], [right(x, ['train']) for x in cv], **kw)
+        ends = [x for x in cv if all(k in x['sets'] for k in HELD)]
+        axs[2].plot([x['step'] for x in ends], [right(x, HELD) for x in ends], **kw)
+    axs[0].set_title(f"validation split: right answers of {cold['sets']['val']['n']} (greedy)", fontsize=9)
+    axs[1].set_title(f"training probes: right answers of {cold['sets']['train']['n']} (greedy)", fontsize=9)
+    n_held = sum(cold['sets'][k]['n'] for k in HELD)
+    axs[2].set_title(f'held-out: right of {n_held}, at the cold start and the last step', fontsize=9)
+    for ax in axs: ax.set_xlabel('RL step (0: cold start)'); ax.legend(fontsize=7)
+    fig.tight_layout(); fig.savefig(out/'curves.png', dpi=80)
+    log('summary', json.dumps(dict(ci90=ci90, runs={k: v['status'] for k, v in runs.items()})))
 
 
 def fresher(src: Path, dst: Path):
