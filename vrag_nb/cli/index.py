@@ -142,6 +142,8 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
                header_timeout: Param('seconds a client has to send a whole request head', float) = 10.0,
                keep_alive: Param('seconds an idle keep-alive connection stays open', int) = 5,
                limit_concurrency: Param('open connections or requests beyond which the answer is 503', int) = 256,
+               per_address: Param('open connections from one client address beyond which its new ones get 503 '
+                                  '(default: three quarters of --limit_concurrency)', int) = None,
                rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None):
     """Serve an index over HTTP in VRAG's search wire format (POST /search, GET /search, /health, /pages), following
     changes of the index dir; limits and a log that cannot flood from `retrieval.serving`."""
@@ -150,7 +152,7 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
     from vrag_nb.retrieval.serving import server_config
     app = create_app(load_index(index_dir, rerank), follow=follow)
     uvicorn.Server(server_config(app, host, port, header_timeout=header_timeout, timeout_keep_alive=keep_alive,
-                                 limit_concurrency=limit_concurrency)).run()
+                                 limit_concurrency=limit_concurrency, max_per_address=per_address)).run()
 
 # %% ../../nbs/80_cli.index.ipynb #72f60e9f
 EXTRA_PACKAGES = {

@@ -11,7 +11,7 @@ import httpx
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 from fastcore.basics import patch
 import vrag_nb
 from ..core import Page, Hit, MAX_QUERY_CHARS
@@ -23,17 +23,22 @@ from .store import check_hashes, DamagedIndex
 log = logging.getLogger('uvicorn.error')  # the server's log: uvicorn's own, so it reads as one
 
 # %% auto #0
-__all__ = ['log', 'Query_', 'SearchRequest', 'Batcher', 'HashCheck', 'IndexFollower', 'create_app', 'SearchClient']
+__all__ = ['log', 'Query_', 'MAX_REQUEST_CHARS', 'MAX_REQUEST_RESULTS', 'SearchRequest', 'Batcher', 'HashCheck', 'IndexFollower',
+           'create_app', 'SearchClient']
 
 # %% ../../nbs/22_retrieval.server.ipynb #44f4181d
 Query_ = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
+MAX_REQUEST_CHARS = 8_000 # characters of all a request's queries together
+MAX_REQUEST_RESULTS = 640 # queries × top_k of one request (e.g. 64 queries of top 10, or 6 of top 100)
 
 class SearchRequest(BaseModel):
-    "Body of `POST /search` (reference.md §2); unknown fields (e.g. the reference's `search_corpus`) are ignored."
+    """Body of `POST /search` (reference.md §2); unknown fields (e.g. the reference's `search_corpus`) are ignored. Its
+    cost is bounded: at most `MAX_REQUEST_CHARS` characters of queries and `MAX_REQUEST_RESULTS` results (422 above)."""
     model_config = ConfigDict(extra='ignore')
-    queries: list[Query_] = Field(min_length=1, max_length=64,
-                                  description='search queries, 1..64, each 1..2000 characters')
-    top_k: int = Field(3, ge=1, le=100, description='pages per query (capped at the corpus size)')
+    queries: list[Query_] = Field(min_length=1, max_length=64, description=(
+        f'search queries, 1..64, each 1..2000 characters, at most {MAX_REQUEST_CHARS:,} characters in all'))
+    top_k: int = Field(3, ge=1, le=100, description=(
+        f'pages per query (capped at the corpus size); queries × top_k at most {MAX_REQUEST_RESULTS}'))
     vrag_ret: bool = Field(False, description='answer a bare list of [{"idx", "image_file"}] per query')
     method: Literal['dense', 'bm25', 'hybrid'] | None = Field(None, description="search method; default: the index's")
 
@@ -47,14 +52,31 @@ class SearchRequest(BaseModel):
             if not q.strip(): raise ValueError(f'queries[{i}] is blank')
         return qs
 
+    @model_validator(mode='after')
+    def _cost(self):
+        chars, results = sum(map(len, self.queries)), len(self.queries) * self.top_k
+        if chars > MAX_REQUEST_CHARS:
+            raise ValueError(f'the queries hold {chars:,} characters in all; a request may hold {MAX_REQUEST_CHARS:,}')
+        if results > MAX_REQUEST_RESULTS:
+            raise ValueError(f'{len(self.queries)} queries × top_k {self.top_k} = {results} results; a request may ask '
+                             f'for {MAX_REQUEST_RESULTS}')
+        return self
+
 # %% ../../nbs/22_retrieval.server.ipynb #dea74af3
 class Batcher:
-    "One search thread that serves all waiting requests in a single `index.search` call per index (dynamic batching)."
+    """One search thread that serves waiting requests together (dynamic batching), taking a slice of queries from each
+    waiting client in turn, so that one client's large requests cannot hold the others back."""
     def __init__(self, index: PageIndex, # the index a request names none searches
                  max_batch: int = 64, # most queries searched together
+                 # most characters of queries searched together (a batch holds at least one slice): long queries are
+                 # costly, short ones cheap
+                 max_batch_chars: int = 2_000,
+                 # a request is searched in slices of at most this many queries and `max_batch_chars` characters (at
+                 # least one query), one slice per client in turn; 0: whole requests, first come first served
+                 slice_queries: int = 4,
                 ):
-        import queue
-        self.index, self.max_batch, self.q = index, max_batch, queue.Queue()
+        self.index, self.max_batch, self.max_chars, self.slice = index, max_batch, max_batch_chars, slice_queries
+        self.cv, self.waiting = threading.Condition(), collections.OrderedDict()  # client -> deque of slices, in turn
         self.batches = collections.deque(maxlen=1000)  # sizes of the last batches (queries), for tests and monitoring
         threading.Thread(target=self._loop, daemon=True).start()
 
@@ -62,27 +84,60 @@ class Batcher:
                top_k: int, # pages per query
                method: str | None = None, # search method (None: the index's default)
                index: PageIndex | None = None, # the index to search (None: `self.index`)
+               client=None, # who asks (e.g. the connection's address and port); None: one anonymous client
               ):
         "Queue a request; returns a `concurrent.futures.Future` of its list of hit lists."
         from concurrent.futures import Future
-        fut = Future(); self.q.put((list(queries), top_k, method, index or self.index, fut)); return fut
+        queries, cuts = list(queries), [0]  # where each slice starts
+        for i, q in enumerate(queries):
+            n, chars = i - cuts[-1], sum(map(len, queries[cuts[-1]:i]))
+            if self.slice and n and (n >= self.slice or chars + len(q) > self.max_chars): cuts.append(i)
+        job = dict(fut=Future(), hits=[None] * len(queries), left=len(cuts))
+        if not queries:
+            job['fut'].set_result([])
+            return job['fut']
+        with self.cv:
+            pending = self.waiting.setdefault(client, collections.deque())
+            pending.extend((queries[a:b], a, top_k, method, index or self.index, job)
+                           for a, b in zip(cuts, cuts[1:] + [len(queries)]))
+            self.cv.notify()
+        return job['fut']
+
+    def _take(self) -> list:
+        """The next batch: one slice from each waiting client in turn, while it stays within `max_batch` queries and
+        `max_batch_chars` characters (the first slice always), never two of one client's: a client's next slice waits
+        for the next batch, so whoever arrives meanwhile is searched before it."""
+        with self.cv:
+            while not self.waiting: self.cv.wait()
+            batch, n, chars, served = [], 0, 0, set()
+            while self.waiting:
+                client, pending = next(iter(self.waiting.items()))
+                qs = pending[0][0]
+                if batch and (n + len(qs) > self.max_batch or chars + sum(map(len, qs)) > self.max_chars
+                              or client in served): break
+                served.add(client)
+                batch.append(pending.popleft()); n, chars = n + len(qs), chars + sum(map(len, qs))
+                if pending: self.waiting.move_to_end(client)  # its next slice waits for every other client's
+                else: del self.waiting[client]
+            return batch
 
     def _loop(self):
         while True:
-            reqs = [self.q.get()]
-            while len(reqs) < self.max_batch and not self.q.empty(): reqs.append(self.q.get_nowait())
-            groups = {}
-            for r in reqs: groups.setdefault((id(r[3]), r[2]), []).append(r)  # one search call per index and method
-            for (_, method), rs in groups.items():
+            batch, groups = self._take(), {}
+            for s in batch: groups.setdefault((id(s[4]), s[3]), []).append(s)  # one search call per index and method
+            for (_, method), ss in groups.items():
                 try:
-                    k = max(r[1] for r in rs)
-                    hits = rs[0][3].search([q for r in rs for q in r[0]], top_k=k, method=method)
-                    self.batches.append(sum(len(r[0]) for r in rs))
-                    i = 0
-                    for qs, top_k, *_, fut in rs: fut.set_result([h[:top_k] for h in hits[i:i + len(qs)]]); i += len(qs)
+                    hits = ss[0][4].search([q for s in ss for q in s[0]], top_k=max(s[2] for s in ss), method=method)
+                    self.batches.append(sum(len(s[0]) for s in ss))
                 except Exception as e:
-                    for *_, fut in rs:
-                        if not fut.done(): fut.set_exception(e)
+                    for *_, job in ss:
+                        if not job['fut'].done(): job['fut'].set_exception(e)
+                    continue
+                i = 0
+                for qs, at, top_k, *_, job in ss:
+                    job['hits'][at:at + len(qs)] = [h[:top_k] for h in hits[i:i + len(qs)]]
+                    i, job['left'] = i + len(qs), job['left'] - 1
+                    if job['left'] == 0 and not job['fut'].done(): job['fut'].set_result(job['hits'])
 
 # %% ../../nbs/22_retrieval.server.ipynb #248dedbe
 def _vrag_ret(hits: list[Hit]) -> list[dict]:
@@ -160,13 +215,16 @@ class IndexFollower:
 def create_app(index: PageIndex, # the index to serve
                max_batch: int = 64, # most queries searched together by the batcher
                follow: float = 1.0, # seconds between looks for a committed change of the index dir (0: never look)
+               # each connection takes its turn (`Batcher`'s slices); False: whole requests, first come first served
+               fair: bool = True,
               ) -> FastAPI:
     """The search app: `POST /search`, legacy `GET /search`, `GET /health`, `GET /pages/{doc}/{page}`; it follows the
     index dir (`IndexFollower`), each request answered from one index, the old or the new."""
     import asyncio
     app = FastAPI(title='vrag_nb search', version=vrag_nb.__version__,
                   description='VRAG-compatible page search over a vrag_nb index (reference.md §2).')
-    app.state.index, app.state.batcher = index, Batcher(index, max_batch)
+    app.state.index = index
+    app.state.batcher = Batcher(index, max_batch) if fair else Batcher(index, max_batch, 10**12, slice_queries=0)
     app.state.check = HashCheck(index)  # an index too large to hash at load is hashed now, while the server answers
     app.state.follower = IndexFollower(app, follow) if follow else None
 
@@ -176,25 +234,27 @@ def create_app(index: PageIndex, # the index to serve
         return JSONResponse({'detail': [{k: e[k] for k in ('type', 'loc', 'msg') if k in e} for e in exc.errors()]},
                             status_code=422)
 
-    async def run(index, queries, top_k, method=None):
-        return await asyncio.wrap_future(app.state.batcher.submit(queries, top_k, method, index))
+    async def run(request, index, queries, top_k, method=None):
+        "Searched by the batcher, taking turns with other connections (`Batcher`: each connection is a client)."
+        client = (request.client.host, request.client.port) if request.client and fair else None
+        return await asyncio.wrap_future(app.state.batcher.submit(queries, top_k, method, index, client))
 
     @app.post('/search')
-    async def search(req: SearchRequest):
+    async def search(req: SearchRequest, request: Request):
         """VRAG wire format: {'results': [{'score', 'indice', 'data'}]}, or with vrag_ret a list of [{'idx',
         'image_file'}] per query."""
         index = app.state.index  # this request's index, whatever is switched in meanwhile
-        hits = await run(index, req.queries, req.top_k, req.method)
+        hits = await run(request, index, req.queries, req.top_k, req.method)
         if req.vrag_ret: return [_vrag_ret(h) for h in hits]
         return {'results': [index.wire(h) for h in hits]}
 
     @app.get('/search')
-    async def search_legacy(queries: Annotated[list[Query_], Query(min_length=1, max_length=64)],
+    async def search_legacy(request: Request, queries: Annotated[list[Query_], Query(min_length=1, max_length=64)],
                             top_k: Annotated[int, Query(ge=1, le=100)] = 3):
         "The reference's legacy form: GET /search?queries=a&queries=b -> [[{'idx', 'image_file'}], ...]."
         try: req = SearchRequest(queries=queries, top_k=top_k)
         except ValidationError as e: raise HTTPException(422, '; '.join(err['msg'] for err in e.errors())) from None
-        return [_vrag_ret(h) for h in await run(app.state.index, req.queries, req.top_k)]
+        return [_vrag_ret(h) for h in await run(request, app.state.index, req.queries, req.top_k)]
 
     @app.get('/health')
     def health():

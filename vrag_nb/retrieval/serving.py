@@ -4,7 +4,7 @@
 
 # %% ../../nbs/90_retrieval.serving.ipynb #svg01
 from __future__ import annotations
-import logging, resource, time
+import collections, logging, resource, time
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -32,21 +32,44 @@ class OncePer(logging.Filter):
         return True
 
 # %% ../../nbs/90_retrieval.serving.ipynb #svg09
+def _refuse(transport, body: bytes):
+    "Answer 503 with `body` and close: a connection the server will not keep."
+    transport.write(b'HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n'
+                    b'connection: close\r\ncontent-length: %d\r\n\r\n%s' % (len(body), body))
+    transport.close()
+
 def guarded_h11(header_timeout: float, # seconds a connection has to send a whole request head
                 max_connections: int, # connections open at once; the next ones get a 503 and are closed
+                # connections open at once from one client address (IP); the next ones from it get a 503 and are closed
+                max_per_address: int | None = None,
                ) -> type:
-    "uvicorn's h11 protocol with a deadline for each request head and a cap on open connections."
+    """uvicorn's h11 protocol with a deadline for each request head, a cap on open connections, and a cap per client
+    address, so that one address cannot hold every connection the server has."""
+    per_address = collections.Counter()  # client address -> connections open, over this server's connections
     class GuardedH11(H11Protocol):
         def connection_made(self, transport):
-            super().connection_made(transport)
-            self.head_timer = None
-            if len(self.connections) > max_connections:
+            # a refused connection never joins the server's connections: a flood of them cannot push the others past
+            # `limit_concurrency`
+            self.head_timer, self.address = None, (transport.get_extra_info('peername') or ('?',))[0]
+            self.refused = self.counted = False
+            if len(self.connections) >= max_connections:
                 self.logger.warning('more than %d connections open: answering new ones 503', max_connections)
-                body = b'too many connections open; try again shortly\n'
-                transport.write(b'HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n'
-                                b'connection: close\r\ncontent-length: %d\r\n\r\n%s' % (len(body), body))
-                transport.close(); return
+                return self._refuse(transport, b'too many connections open; try again shortly\n')
+            if max_per_address is not None and per_address[self.address] >= max_per_address:
+                self.logger.warning('%d connections open from %s: answering its new ones 503', max_per_address,
+                                    self.address)
+                return self._refuse(transport, b'too many connections open from your address; close some first\n')
+            super().connection_made(transport)
+            per_address[self.address] += 1
+            self.counted = True
             self._arm()
+
+        def _refuse(self, transport, body):
+            self.refused, self.transport = True, transport
+            _refuse(transport, body)
+
+        def data_received(self, data):
+            if not self.refused: super().data_received(data)
 
         def _arm(self):
             self.head_timer = self.loop.call_later(header_timeout, self._late)
@@ -65,7 +88,12 @@ def guarded_h11(header_timeout: float, # seconds a connection has to send a whol
             if not self.transport.is_closing() and self.head_timer is None: self._arm()  # the next request's head
 
         def connection_lost(self, exc):
+            if self.refused: return
             if getattr(self, 'head_timer', None): self.head_timer.cancel()
+            if getattr(self, 'counted', False):
+                per_address[self.address] -= 1
+                self.counted = False
+                if per_address[self.address] <= 0: del per_address[self.address]  # bounded by the open connections
             super().connection_lost(exc)
     return GuardedH11
 
@@ -77,6 +105,9 @@ def server_config(app, # an ASGI app
                   timeout_keep_alive: int = 5, # seconds an idle keep-alive connection stays open (uvicorn's)
                   limit_concurrency: int = 256, # open connections or requests beyond which uvicorn answers 503
                   max_connections: int | None = None, # hard cap; None: the descriptor limit less 64 (for files, logs)
+                  # connections open at once from one client address; None: three quarters of `limit_concurrency`, so
+                  # that a quarter is always left to the other addresses (a trainer's many workers share one address)
+                  max_per_address: int | None = None,
                   log_every: float = 10.0, # seconds between two log lines of one cause
                   log_level: str = 'info', # uvicorn's log level
                  ) -> uvicorn.Config:
@@ -87,6 +118,8 @@ def server_config(app, # an ASGI app
     once = OncePer(log_every)
     for lg in map(logging.getLogger, ('asyncio', 'uvicorn.error')):
         lg.filters = [f for f in lg.filters if not isinstance(f, OncePer)] + [once]  # one, however many configs
-    return uvicorn.Config(app, host=host, port=port, http=guarded_h11(header_timeout, max_connections),
+    max_per_address = max(1, limit_concurrency * 3 // 4) if max_per_address is None else max_per_address
+    http = guarded_h11(header_timeout, max_connections, max_per_address)
+    return uvicorn.Config(app, host=host, port=port, http=http,
                           timeout_keep_alive=timeout_keep_alive, limit_concurrency=limit_concurrency,
                           log_level=log_level)
