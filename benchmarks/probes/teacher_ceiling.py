@@ -2,7 +2,7 @@
 counted by set and by the generator that wrote each training question (issue 45: what stands in the way of the cold
 start's goal).
 
-    .venv/bin/python benchmarks/teacher_ceiling.py      # a few minutes on one core; no language model runs
+    .venv/bin/python benchmarks/probes/teacher_ceiling.py      # a few minutes on one core; no language model runs
 
 The teacher is the cold start's (`benchmarks/cold_start.py`): the offline baseline (`OfflinePolicy`: search with the
 question, crop the lines that best match it, answer with the best sentence of the crop), replies cut to their actions,
@@ -16,7 +16,7 @@ Writes --out (JSON): for each set, the questions, the teacher's right answers an
 for the training questions, the same per generator, and the share of the kept (right) demonstrations from each; and
 each question's r_ans (`per_question`, uid -> 0 or 1), to set beside a policy's evaluation question by question.
 """
-import argparse, collections, json, time
+import argparse, collections, json, sys, time
 from pathlib import Path
 from vrag_nb.models import smollm2_dir
 from vrag_nb.eval.retrieval import load_qa
@@ -27,7 +27,8 @@ from vrag_nb.rl.codec import ChatCodec
 from vrag_nb.rl.rollout import play_group
 from vrag_nb.rl.learn import concise, policy_summary
 from transformers import AutoTokenizer
-from cold_start import index_for
+sys.path.insert(0, str(Path(__file__).parent.parent))  # benchmarks/, above this probe
+from cold_start import index_for  # noqa: E402
 
 
 def source(e: dict) -> str:
