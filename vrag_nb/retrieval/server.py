@@ -103,41 +103,47 @@ class Batcher:
             self.cv.notify()
         return job['fut']
 
-    def _take(self) -> list:
-        """The next batch: one slice from each waiting client in turn, while it stays within `max_batch` queries and
-        `max_batch_chars` characters (the first slice always), never two of one client's: a client's next slice waits
-        for the next batch, so whoever arrives meanwhile is searched before it."""
-        with self.cv:
-            while not self.waiting: self.cv.wait()
-            batch, n, chars, served = [], 0, 0, set()
-            while self.waiting:
-                client, pending = next(iter(self.waiting.items()))
-                qs = pending[0][0]
-                if batch and (n + len(qs) > self.max_batch or chars + sum(map(len, qs)) > self.max_chars
-                              or client in served): break
-                served.add(client)
-                batch.append(pending.popleft()); n, chars = n + len(qs), chars + sum(map(len, qs))
-                if pending: self.waiting.move_to_end(client)  # its next slice waits for every other client's
-                else: del self.waiting[client]
-            return batch
+# %% ../../nbs/22_retrieval.server.ipynb #batch02
+@patch
+def _take(self: Batcher) -> list:
+    """The next batch: one slice from each waiting client in turn, while it stays within `max_batch` queries and
+    `max_batch_chars` characters (the first slice always), never two of one client's: a client's next slice waits
+    for the next batch, so whoever arrives meanwhile is searched before it."""
+    with self.cv:
+        while not self.waiting: self.cv.wait()
+        batch, n, chars, served = [], 0, 0, set()
+        while self.waiting:
+            client, pending = next(iter(self.waiting.items()))
+            qs = pending[0][0]
+            if batch and (n + len(qs) > self.max_batch or chars + sum(map(len, qs)) > self.max_chars
+                          or client in served): break
+            served.add(client)
+            batch.append(pending.popleft())
+            n, chars = n + len(qs), chars + sum(map(len, qs))
+            if pending: self.waiting.move_to_end(client)  # its next slice waits for every other client's
+            else: del self.waiting[client]
+        return batch
 
-    def _loop(self):
-        while True:
-            batch, groups = self._take(), {}
-            for s in batch: groups.setdefault((id(s[4]), s[3]), []).append(s)  # one search call per index and method
-            for (_, method), ss in groups.items():
-                try:
-                    hits = ss[0][4].search([q for s in ss for q in s[0]], top_k=max(s[2] for s in ss), method=method)
-                    self.batches.append(sum(len(s[0]) for s in ss))
-                except Exception as e:
-                    for *_, job in ss:
-                        if not job['fut'].done(): job['fut'].set_exception(e)
-                    continue
-                i = 0
-                for qs, at, top_k, *_, job in ss:
-                    job['hits'][at:at + len(qs)] = [h[:top_k] for h in hits[i:i + len(qs)]]
-                    i, job['left'] = i + len(qs), job['left'] - 1
-                    if job['left'] == 0 and not job['fut'].done(): job['fut'].set_result(job['hits'])
+# %% ../../nbs/22_retrieval.server.ipynb #batch03
+@patch
+def _loop(self: Batcher):
+    "The search thread: each batch searched in one call per index and method, each request handed its own hits."
+    while True:
+        batch, groups = self._take(), {}
+        for s in batch: groups.setdefault((id(s[4]), s[3]), []).append(s)  # one search call per index and method
+        for (_, method), ss in groups.items():
+            try:
+                hits = ss[0][4].search([q for s in ss for q in s[0]], top_k=max(s[2] for s in ss), method=method)
+                self.batches.append(sum(len(s[0]) for s in ss))
+            except Exception as e:
+                for *_, job in ss:
+                    if not job['fut'].done(): job['fut'].set_exception(e)
+                continue
+            i = 0
+            for qs, at, top_k, *_, job in ss:
+                job['hits'][at:at + len(qs)] = [h[:top_k] for h in hits[i:i + len(qs)]]
+                i, job['left'] = i + len(qs), job['left'] - 1
+                if job['left'] == 0 and not job['fut'].done(): job['fut'].set_result(job['hits'])
 
 # %% ../../nbs/22_retrieval.server.ipynb #248dedbe
 def _vrag_ret(hits: list[Hit]) -> list[dict]:
