@@ -1114,5 +1114,6 @@ d = { 'settings': { 'branch': 'main',
                                       'vrag_nb.vimrag.views.draw_graph': ('vimrag.views.html#draw_graph', 'vrag_nb/vimrag/views.py'),
                                       'vrag_nb.vimrag.views.graph_html': ('vimrag.views.html#graph_html', 'vrag_nb/vimrag/views.py'),
                                       'vrag_nb.vimrag.views.kept': ('vimrag.views.html#kept', 'vrag_nb/vimrag/views.py'),
+                                      'vrag_nb.vimrag.views.layer_order': ('vimrag.views.html#layer_order', 'vrag_nb/vimrag/views.py'),
                                       'vrag_nb.vimrag.views.layers': ('vimrag.views.html#layers', 'vrag_nb/vimrag/views.py'),
                                       'vrag_nb.vimrag.views.text_tree': ('vimrag.views.html#text_tree', 'vrag_nb/vimrag/views.py')}}}

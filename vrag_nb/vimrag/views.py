@@ -13,7 +13,7 @@ from ..files import atomic_write
 from .graph import MemoryGraph
 
 # %% auto #0
-__all__ = ['STYLE', 'kept', 'layers', 'text_tree', 'draw_graph', 'graph_html', 'LiveGraph']
+__all__ = ['STYLE', 'kept', 'layers', 'layer_order', 'text_tree', 'draw_graph', 'graph_html', 'LiveGraph']
 
 # %% ../../nbs/44_vimrag.views.ipynb #d5750407
 STYLE = {'root': dict(color='#4c72b0', shape='ellipse', mpl='o'),
@@ -32,6 +32,21 @@ def layers(graph: MemoryGraph, # the memory graph
     for n in nx.topological_sort(graph.g):
         depth[n] = max((depth[p] + 1 for p in graph.g.predecessors(n)), default=0)
     return depth
+
+# %% ../../nbs/44_vimrag.views.ipynb #lord02
+def layer_order(graph: MemoryGraph, # the memory graph
+               ) -> dict[int, list[str]]: # layer (`layers`) -> its node ids, left to right
+    """Each layer's nodes left to right: in graph order (networkx's own grouping is a set, ordered by the hash seed),
+    then sorted by the mean position of their parents above (the barycentre heuristic of Sugiyama, Tagawa and Toda
+    1981, one downward sweep), so that edges cross as little as it can manage."""
+    depth, order, x = layers(graph), {}, {}
+    for d in sorted(set(depth.values())):
+        row = [n for n in graph.order if depth[n] == d]
+        above = lambda n: [x[p] for p in graph.g.predecessors(n) if p in x]
+        row.sort(key=lambda n: sum(above(n)) / len(above(n)) if above(n) else 0.5)
+        order[d] = row
+        x.update({n: i / max(len(row) - 1, 1) for i, n in enumerate(row)})
+    return order
 
 # %% ../../nbs/44_vimrag.views.ipynb #7dcfc7d1
 def text_tree(graph: MemoryGraph, # the memory graph
@@ -63,10 +78,8 @@ def draw_graph(graph: MemoryGraph, # the memory graph
     """Draw the graph top-down with matplotlib (root at the top), each node a box around its label, a search's label
     followed by the pages it kept; returns the figure."""
     import matplotlib.pyplot as plt
-    depth = layers(graph)
+    depth, by_layer = layers(graph), layer_order(graph)
     g = graph.g.copy(); nx.set_node_attributes(g, depth, 'layer')
-    # in graph order: networkx's own grouping is a set, ordered by the hash seed
-    by_layer = {d: [n for n in graph.order if depth[n] == d] for d in sorted(set(depth.values()))}
     pos = {n: (x, -y) for n, (x, y) in nx.multipartite_layout(g, subset_key=by_layer, align='horizontal').items()}
     if ax is None:
         _, ax = plt.subplots(figsize=(max(6, 2.2 * max(list(depth.values()).count(d)
