@@ -64,7 +64,8 @@ def verify_index(dirs: list, # index dirs
             bad += 1
             continue
         if n := len(idx.meta.get('files', {})):
-            print(f'{d}: {n} files match the sizes and SHA-256 in meta.json, {len(idx)} page images present')
+            kept = ' and match pages.sha256' if (Path(d)/'pages.sha256').is_file() else ''
+            print(f'{d}: {n} files match the sizes and SHA-256 in meta.json, {len(idx)} page images present{kept}')
             continue
         print(f'{d}: not verified: meta.json records no file hashes (an older index; rebuild it to record them); its '
               f'{len(idx)} page images are present', file=sys.stderr)

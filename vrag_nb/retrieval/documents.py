@@ -19,7 +19,7 @@ from .corpus import build_corpus
 from .sparse import BM25Pages
 from .ann import make_index, to_gpu
 from .embed import embed_batch
-from .store import commit_files, index_files, pages_hash, absolute_paths, index_lock
+from .store import commit_files, index_files, pages_hash, absolute_paths, index_lock, image_manifest
 
 # %% auto #0
 __all__ = ['IndexDocuments']
@@ -66,7 +66,8 @@ def _replace(self: IndexDocuments, pages: list[Page], vecs: np.ndarray, owner: n
     commit_files(
         self.path, {
             'pages.jsonl': ''.join(json.dumps(p.to_dict(), ensure_ascii=False) + '\n'
-                                   for p in rel).encode(), **index_files(index, owner, bm25, meta)
+                                   for p in rel).encode(), **index_files(index, owner, bm25, meta),
+            'pages.sha256': image_manifest(pages, self.path)
         })
     # resets derived state (positions, caches)
     self.__init__(self.path, pages, to_gpu(index), owner, bm25, self.embedder, meta)

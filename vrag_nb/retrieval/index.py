@@ -19,7 +19,7 @@ from .rerank import RERANK_DEFAULT, get_reranker
 from .ann import KINDS, choose_kind, make_index, to_gpu
 from .store import commit_files, roll_forward, check_files, check_images, check_page_ids
 from .store import reading, check_meta, DamagedIndex
-from .store import hash_on_load
+from .store import hash_on_load, image_manifest
 from .store import pages_hash, index_files, absolute_paths, embed_resumable, index_lock
 from fastcore.basics import patch
 from .documents import IndexDocuments
@@ -114,7 +114,7 @@ def build(cls: PageIndex,
                     multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method,
                     fusion=default_fusion(embedder), created=datetime.now(timezone.utc).isoformat(timespec='seconds'),
                     version=vrag_nb.__version__, pages_hash=pages_hash(pages))
-        commit_files(path, index_files(index, owner, bm25, meta))
+        commit_files(path, {**index_files(index, owner, bm25, meta), 'pages.sha256': image_manifest(pages, path)})
         shutil.rmtree(ckpt, ignore_errors=True)
         return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
 

@@ -17,7 +17,7 @@ from .sparse import BM25Pages
 __all__ = ['STAGE', 'INDEX_FILES', 'META_MAX_BYTES', 'HASH_ON_LOAD', 'roll_forward', 'commit_files', 'npz_bytes', 'load_shards',
            'pages_hash', 'index_files', 'absolute_paths', 'embed_resumable', 'index_lock', 'DamagedIndex',
            'sha256_file', 'file_records', 'check_files', 'plain_file', 'reading', 'check_meta', 'readable_image',
-           'check_images', 'check_page_ids', 'hash_on_load', 'check_hashes']
+           'image_manifest', 'check_images', 'check_page_ids', 'hash_on_load', 'check_hashes']
 
 # %% ../../nbs/91_retrieval.store.ipynb #446eae40
 STAGE = '.staging'
@@ -161,7 +161,8 @@ def index_lock(path: str | Path, # the index (or corpus) dir; the lock file is `
     finally: lock.release()
 
 # %% ../../nbs/91_retrieval.store.ipynb #stint02
-INDEX_FILES = ('pages.jsonl', 'owner.npy', 'index.faiss', 'bm25')  # the files (and dir) meta.json records
+# the files (and dir) meta.json records; pages.sha256: each page image's SHA-256 (`image_manifest`)
+INDEX_FILES = ('pages.jsonl', 'owner.npy', 'index.faiss', 'bm25', 'pages.sha256')
 
 class DamagedIndex(ValueError):
     "An index file that is missing, cut short, changed or unreadable; its message names the file and what to run."
@@ -301,13 +302,30 @@ def readable_image(f: str | Path, # an image file
         return True
     except Exception: return False
 
+def image_manifest(pages: list[Page], # the pages a commit leaves, image paths absolute
+                   root: Path, # the index dir
+                  ) -> bytes: # `sha256sum`'s format: '<hex>  <path relative to the dir>' a line, in page order
+    "Each page image's SHA-256, as `pages.sha256` records them (images outside the dir are not recorded)."
+    root = Path(root).resolve()
+    return ''.join(f'{sha256_file(p.image)}  {Path(p.image).resolve().relative_to(root).as_posix()}\n' for p in pages
+                   if Path(p.image).resolve().is_relative_to(root)).encode()
+
 def check_images(path: Path, # the index dir
                  pages: list[Page], # its pages, image paths absolute
                 ):
-    "Every page image there and readable; raises `DamagedIndex` naming the first that is not, and how many."
+    """Every page image there and readable, and, where `pages.sha256` records it, with the bytes it had when committed;
+    raises `DamagedIndex` naming the first that is not, and how many."""
     if bad := [p.image for p in pages if not readable_image(p.image, decode=True)]:
         raise DamagedIndex(path, os.path.relpath(bad[0], Path(path).resolve()),
                            f'missing or not an image ({len(bad)} of {len(pages)} page images)')
+    if not (path/'pages.sha256').is_file(): return  # an index committed before the images' hashes were kept
+    root = Path(path).resolve()
+    want = dict(line.split('  ', 1)[::-1] for line in (path/'pages.sha256').read_text().splitlines() if '  ' in line)
+    inside = [Path(p.image).resolve() for p in pages if Path(p.image).resolve().is_relative_to(root)]
+    rel = [f.relative_to(root).as_posix() for f in inside]
+    if changed := [r for r in rel if r in want and sha256_file(root/r) != want[r]]:
+        raise DamagedIndex(path, changed[0], f'its bytes changed since the index was committed ({len(changed)} of '
+                           f'{len(rel)} page images changed)')
 
 def check_page_ids(path: Path, # the index dir
                    pages: list[Page], # its pages
