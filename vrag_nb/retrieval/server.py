@@ -188,16 +188,21 @@ class IndexFollower:
                 ):
         self.app, self.every, self.generation, self.error = app, every, 0, None
         self.stamp = _stamp(app.state.index.path)
+        self.retry_in, self.retry_at = 0.0, 0.0  # after a change that failed to load: seconds to the next try, and when
         threading.Thread(target=self._loop, daemon=True).start()
 
     def _loop(self):
         while True: time.sleep(self.every); self.check()
 
     def check(self) -> bool:
-        "Switch to the index on disk if a commit changed it since the last look; True when it switched."
+        """Switch to the index on disk if a commit changed it since the last look, or if the last change failed to load
+        and its next try is due (2 s after, doubling to 60 s: a copy that wrote `meta.json` before the other files);
+        True when it switched."""
         old = self.app.state.index
-        if (stamp := _stamp(old.path)) == self.stamp: return False
-        self.stamp = stamp  # a change that fails to load is reported once, and tried again at the next commit
+        stamp, due = _stamp(old.path), self.error is not None and time.monotonic() >= self.retry_at
+        if stamp == self.stamp and not due: return False
+        self.retry_in = min(60.0, 2 * self.retry_in) if stamp == self.stamp else 2.0
+        self.stamp = stamp
         try:
             same = json.loads((old.path/'meta.json').read_text()).get('embedder') == old.meta['embedder']
             new = PageIndex.load(old.path, embedder=old.embedder if same else None)  # waits for the writer's lock
@@ -208,9 +213,9 @@ class IndexFollower:
                                            'meta.json records' + (f' (so do {", ".join(bad[1:])})' if bad[1:] else ''))
                 new.hashed = True
         except Exception as e:
-            self.error = f'{type(e).__name__}: {e}'
-            log.error('the index in %s changed but cannot be loaded; still serving the one before: %s', old.path,
-                      self.error)
+            self.error, self.retry_at = f'{type(e).__name__}: {e}', time.monotonic() + self.retry_in
+            log.error('the index in %s changed but cannot be loaded; still serving the one before, trying again in '
+                      '%.0f s: %s', old.path, self.retry_in, self.error)
             return False
         self.app.state.check = HashCheck(new)  # hashed: 'match' (or 'not recorded')
         self.app.state.index, self.generation, self.error = new, self.generation + 1, None
