@@ -4,7 +4,7 @@
 
 # %% ../../nbs/22_retrieval.server.ipynb #4acb4a03
 from __future__ import annotations
-import collections, json, logging, threading, time
+import collections, json, logging, stat, threading, time
 from pathlib import Path
 from typing import Annotated, Literal
 import httpx
@@ -245,27 +245,31 @@ def create_app(index: PageIndex, # the index to serve
         return JSONResponse({'detail': [{k: e[k] for k in ('type', 'loc', 'msg') if k in e} for e in exc.errors()]},
                             status_code=422)
 
-    async def run(request, index, queries, top_k, method=None):
-        "Searched by the batcher, taking turns with other connections (`Batcher`: each connection is a client)."
+    async def run(request, response, index, queries, top_k, method=None):
+        """Searched by the batcher, taking turns with other connections (`Batcher`: each connection is a client); an
+        index that the background check found damaged is named in the `X-Index-Damaged` header of every answer."""
         client = (request.client.host, request.client.port) if request.client and fair else None
+        chk = app.state.check
+        if chk.index is index and chk.damaged: response.headers['X-Index-Damaged'] = ', '.join(chk.damaged)
         return await asyncio.wrap_future(app.state.batcher.submit(queries, top_k, method, index, client))
 
     @app.post('/search')
-    async def search(req: SearchRequest, request: Request):
+    async def search(req: SearchRequest, request: Request, response: Response):
         """VRAG wire format: {'results': [{'score', 'indice', 'data'}]}, or with vrag_ret a list of [{'idx',
         'image_file'}] per query."""
         index = app.state.index  # this request's index, whatever is switched in meanwhile
-        hits = await run(request, index, req.queries, req.top_k, req.method)
+        hits = await run(request, response, index, req.queries, req.top_k, req.method)
         if req.vrag_ret: return [_vrag_ret(h) for h in hits]
         return {'results': [index.wire(h) for h in hits]}
 
     @app.get('/search')
-    async def search_legacy(request: Request, queries: Annotated[list[Query_], Query(min_length=1, max_length=64)],
+    async def search_legacy(request: Request, response: Response,
+                            queries: Annotated[list[Query_], Query(min_length=1, max_length=64)],
                             top_k: Annotated[int, Query(ge=1, le=100)] = 3):
         "The reference's legacy form: GET /search?queries=a&queries=b -> [[{'idx', 'image_file'}], ...]."
         try: req = SearchRequest(queries=queries, top_k=top_k)
         except ValidationError as e: raise HTTPException(422, '; '.join(err['msg'] for err in e.errors())) from None
-        return [_vrag_ret(h) for h in await run(request, app.state.index, req.queries, req.top_k)]
+        return [_vrag_ret(h) for h in await run(request, response, app.state.index, req.queries, req.top_k)]
 
     @app.get('/health')
     def health():
@@ -290,11 +294,16 @@ def create_app(index: PageIndex, # the index to serve
         index = app.state.index
         i = index.position.get((doc, page))
         if i is None: raise HTTPException(404, f'no page {page} of document {doc!r} in this corpus')
-        # only a file inside the index dir, followed through any symlink: never what a page record points at elsewhere
-        path = Path(index.pages[i].image).resolve()
+        # only a plain file inside the index dir (no symlink, no second hard link) that holds an image: never what a
+        # page record, a link or a copy points at elsewhere
+        link = Path(index.pages[i].image)
+        path = link.resolve()
         try:  # read whole: an image removed by a change of the index dir meanwhile is a 404, not half a response
-            if path.is_relative_to(Path(index.path).resolve()) and path.is_file():
-                return Response(path.read_bytes(), media_type='image/jpeg')
+            st = link.lstat()
+            if path.is_relative_to(Path(index.path).resolve()) and stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+                data = path.read_bytes()
+                for magic, kind in ((b'\xff\xd8\xff', 'image/jpeg'), (b'\x89PNG\r\n\x1a\n', 'image/png')):
+                    if data.startswith(magic): return Response(data, media_type=kind)
         except OSError: pass
         raise HTTPException(404, f'page {page} of document {doc!r} has no image file inside the index dir')
     return app
