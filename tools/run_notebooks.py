@@ -81,9 +81,14 @@ def run_one(path: Path) -> int:
                 print(f'{path.name}: cell {cell.idx_} raised {type(shell.exc).__name__}: {shell.exc}', file=sys.stderr)
                 return 1
             cell.outputs = stable_outputs(cell.get('outputs', []), tmp)
-    # written as nbformat writes (text split into lines), like every other tool that edits these notebooks
+    # written as nbformat writes (text split into lines), like every other tool that edits these notebooks; an output
+    # holding a lone surrogate (a file name that is not UTF-8, printed) gets U+FFFD in its place, as UTF-8 cannot hold
+    # it; written to a temporary file first, so a failed write never leaves the notebook half written
     import nbformat
-    nbformat.write(nbformat.reads(nb2str(nb), as_version=4), str(path))
+    text = re.sub('[\ud800-\udfff]', '\ufffd', nbformat.writes(nbformat.reads(nb2str(nb), as_version=4)))
+    tmp_path = path.with_name(path.name + '.tmp')
+    tmp_path.write_text(text + ('' if text.endswith('\n') else '\n'), encoding='utf-8')
+    os.replace(tmp_path, path)
     return 0
 
 def main(paths: list[str]) -> int:

@@ -92,11 +92,14 @@ def vrag_index(src: Param('PDF, image or video files, or folders (with --verify:
     if verify: return verify_index(src or [out])
     if not src: die('give the PDF, image or video files (or folders) to index')
     t = time.time()
-    with index_lock(out), writes(out):  # the corpus and the index from one run, whatever another writer does
-        rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr, chunk_seconds=chunk_seconds)
-        if not rep.pages: die(f'no pages to index ({len(rep.skipped)} files skipped)')
-        try: idx = PageIndex.build(out, embedder=embedder, batch_size=batch_size, method=method)
-        except ModuleNotFoundError as e: die(str(e))  # the static tier's first use distills MiniLM: the 'llm' extra
+    try:
+        with index_lock(out), writes(out):  # the corpus and the index from one run, whatever another writer does
+            rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr, chunk_seconds=chunk_seconds)
+            if not rep.pages: die(f'no pages to index ({len(rep.skipped)} files skipped)')
+            try: idx = PageIndex.build(out, embedder=embedder, batch_size=batch_size, method=method)
+            except ModuleNotFoundError as e: die(str(e))  # the static tier's first use distills MiniLM: the 'llm' extra
+    except KeyboardInterrupt:  # one line, not a traceback (the rendering workers leave Ctrl-C to this process)
+        die(f'interrupted; what was finished in {out} is kept: run the same command again to go on', 130)
     print(f'{rep!r}\n{idx!r}\ndone in {time.time() - t:.1f} s')
 
 # %% ../../nbs/80_cli.index.ipynb #1cf05e41

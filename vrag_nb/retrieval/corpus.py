@@ -139,10 +139,13 @@ def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
 # %% ../../nbs/10_retrieval.corpus.ipynb #a4191aa5
 _POOLS = {}
 def _pool(workers: int) -> ProcessPoolExecutor:
-    "A process pool kept for the life of this process: spawning workers costs about a second, so it is paid once."
+    """A process pool kept for the life of this process: spawning workers costs about a second, so it is paid once.
+    Its workers ignore Ctrl-C: the terminal sends it to every process of the group, and it is the parent's to handle."""
+    import signal
     ex = _POOLS.get(workers)
     if ex is None or getattr(ex, '_broken', False):
-        ex = _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context('spawn'))
+        ex = _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context('spawn'),
+                                                   initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
     return ex
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #cad302b4
