@@ -88,10 +88,11 @@ class Batcher:
               ):
         "Queue a request; returns a `concurrent.futures.Future` of its list of hit lists."
         from concurrent.futures import Future
-        queries, cuts = list(queries), [0]  # where each slice starts
+        queries, cuts, n, chars = list(queries), [0], 0, 0  # where each slice starts; the open slice's size
         for i, q in enumerate(queries):
-            n, chars = i - cuts[-1], sum(map(len, queries[cuts[-1]:i]))
-            if self.slice and n and (n >= self.slice or chars + len(q) > self.max_chars): cuts.append(i)
+            if self.slice and n and (n >= self.slice or chars + len(q) > self.max_chars):
+                cuts, n, chars = cuts + [i], 0, 0
+            n, chars = n + 1, chars + len(q)
         job = dict(fut=Future(), hits=[None] * len(queries), left=len(cuts))
         if not queries:
             job['fut'].set_result([])
@@ -115,11 +116,11 @@ def _take(self: Batcher) -> list:
         while self.waiting:
             client, pending = next(iter(self.waiting.items()))
             qs = pending[0][0]
-            if batch and (n + len(qs) > self.max_batch or chars + sum(map(len, qs)) > self.max_chars
-                          or client in served): break
+            size = sum(map(len, qs))
+            if batch and (n + len(qs) > self.max_batch or chars + size > self.max_chars or client in served): break
             served.add(client)
             batch.append(pending.popleft())
-            n, chars = n + len(qs), chars + sum(map(len, qs))
+            n, chars = n + len(qs), chars + size
             if pending: self.waiting.move_to_end(client)  # its next slice waits for every other client's
             else: del self.waiting[client]
         return batch
