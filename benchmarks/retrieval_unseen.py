@@ -39,16 +39,19 @@ def index_for(work: Path, name: str, pdfs: str, embedder: str = 'minilm'):
     if not (corpus/'pages.jsonl').exists(): build_corpus(sorted(Path(pdfs).glob('*.pdf')), corpus, progress=False)
     if not (d/'meta.json').exists():
         link_pages(corpus, d); PageIndex.build(d, embedder=emb, progress=False)
+    if (d/'pages.jsonl').is_symlink():  # a dir from an older run: a load reads index files only inside the dir
+        data = (d/'pages.jsonl').read_bytes(); (d/'pages.jsonl').unlink(); (d/'pages.jsonl').write_bytes(data)
     idx = PageIndex.load(d, embedder=emb if embedder == 'minilm' else None)
     idx.rerank = 0
     return idx
 
 
 def link_pages(corpus: Path, d: Path):
-    "A fresh index dir holding a rendered corpus's pages (links, not copies)."
+    """A fresh index dir holding a rendered corpus's pages: the images linked, not copied; pages.jsonl copied, since an
+    index file is read only inside its dir (`store.plain_file`)."""
     import shutil
     shutil.rmtree(d, ignore_errors=True); d.mkdir(parents=True)
-    for f in ('pages.jsonl', 'pages'): (d/f).symlink_to((corpus/f).resolve(), target_is_directory=(f == 'pages'))
+    shutil.copy(corpus/'pages.jsonl', d/'pages.jsonl'); (d/'pages').symlink_to((corpus/'pages').resolve(), True)
 
 
 class StemmedBM25:

@@ -136,11 +136,13 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
              timeout: Param('seconds one model call may take, its retries included', float) = 120.0,
              retries: Param('retries of a failed model call (no connection, 408, 429, 5xx) within that time',
                             int) = 2,
-             rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None):
+             rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None,
+             unverified: Param('load an index whose meta.json records no file hashes (none of its files can then be '
+                               'checked)', store_true) = False):
     "Answer a question with the VRAG or the VimRAG agent; print each step; save the trajectory."
     if mode not in ('vrag', 'vimrag'): sys.exit(f"--mode must be 'vrag' or 'vimrag', got {mode!r}")
     if prompt not in PRESETS: die(f"--prompt must be one of {', '.join(PRESETS)}, got {prompt!r}")
-    idx = load_index(index_dir, rerank)
+    idx = load_index(index_dir, rerank, unverified)
     if timeout <= 0 or retries < 0: die('--timeout must be > 0 and --retries >= 0')
     policy = make_policy(idx, base_url, model, api_key, thinking or None, max_tokens,
                          'crop' if mode == 'vrag' else mode, timeout, retries)

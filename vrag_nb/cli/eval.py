@@ -136,10 +136,12 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
                                 '(rl.codec.view_text), up to this many characters (0: as an image)', int) = 0,
               system: Param('--agent --base_url: a system turn sent first (the one the policy was trained under)',
                             str) = None,
-              rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None):
+              rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None,
+              unverified: Param('load an index whose meta.json records no file hashes (none of its files can then be '
+                                'checked)', store_true) = False):
     """Retrieval metrics of dense, BM25 and hybrid search side by side; with --agent, answer accuracy of the agent
     baselines."""
-    idx = load_index(index_dir, rerank)
+    idx = load_index(index_dir, rerank, unverified)
     try: exs = load_qa(dataset)
     except (OSError, ValueError, KeyError) as e: die(f'cannot read {dataset}: {e}')
     if limit: exs = exs[:limit]

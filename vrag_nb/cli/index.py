@@ -25,10 +25,11 @@ def die(msg: str, # what went wrong, one line
 # %% ../../nbs/80_cli.index.ipynb #00cc1d67
 def load_index(index_dir, # index dir written by `vrag_index`
                rerank: int | None = None, # hybrid candidates the re-ranker re-orders (0: off; None: the default)
+               unverified: bool = False, # load an index whose meta.json records no file hashes (`--unverified`)
               ) -> PageIndex: # the loaded index
-    """Load an index for a console script, or `die` with the reason (not an index dir, written by another version, or a
-    re-ranker asked for that cannot load)."""
-    try: idx = PageIndex.load(index_dir)
+    """Load an index for a console script, or `die` with the reason (not an index dir, damaged, written by another
+    version, no file hashes without `unverified`, or a re-ranker asked for that cannot load)."""
+    try: idx = PageIndex.load(index_dir, unverified=unverified)
     except (FileNotFoundError, ValueError) as e: die(str(e))
     if rerank is not None:
         if rerank < 0: die(f'--rerank must be 0 (off) or a number of candidates, got {rerank}')
@@ -58,7 +59,7 @@ def verify_index(dirs: list, # index dirs
     images and page ids; exit 1 if any is damaged, or records no hashes to check (not verified)."""
     bad = 0
     for d in dirs:
-        try: idx = PageIndex.load(d, verify=True)
+        try: idx = PageIndex.load(d, verify=True, unverified=True)
         except (FileNotFoundError, ValueError) as e:
             print(f'error: {e}', file=sys.stderr)
             bad += 1
@@ -109,10 +110,12 @@ def vrag_search(index_dir: Param('index dir written by vrag_index', str),
                 top_k: Param('number of pages', int) = 3,
                 method: Param("search method (default: the index's)", str, choices=['hybrid', 'dense', 'bm25']) = None,
                 json: Param('print JSON in the VRAG wire format', store_true) = False,
-                rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None):
+                rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None,
+                unverified: Param('load an index whose meta.json records no file hashes (none of its files can then be '
+                                  'checked)', store_true) = False):
     "Search an index; print the top pages (or VRAG-style JSON with --json)."
     if top_k < 1: die(f'--top_k must be at least 1, got {top_k}')
-    idx = load_index(index_dir, rerank)
+    idx = load_index(index_dir, rerank, unverified)
     hits = idx.search(query, top_k=top_k, method=method)
     if json: print(js.dumps(idx.wire(hits)))
     else:
@@ -148,13 +151,15 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
                limit_concurrency: Param('open connections or requests beyond which the answer is 503', int) = 256,
                per_address: Param('open connections from one client address beyond which its new ones get 503 '
                                   '(default: three quarters of --limit_concurrency)', int) = None,
-               rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None):
+               rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None,
+               unverified: Param('load an index whose meta.json records no file hashes (none of its files can then be '
+                                 'checked)', store_true) = False):
     """Serve an index over HTTP in VRAG's search wire format (POST /search, GET /search, /health, /pages), following
     changes of the index dir; limits and a log that cannot flood from `retrieval.serving`."""
     import uvicorn
     from vrag_nb.retrieval.server import create_app
     from vrag_nb.retrieval.serving import server_config
-    app = create_app(load_index(index_dir, rerank), follow=follow)
+    app = create_app(load_index(index_dir, rerank, unverified), follow=follow)
     uvicorn.Server(server_config(app, host, port, header_timeout=header_timeout, timeout_keep_alive=keep_alive,
                                  limit_concurrency=limit_concurrency, max_per_address=per_address)).run()
 

@@ -124,9 +124,11 @@ def load(cls: PageIndex,
          path: str | Path, # index dir written by `build`
          embedder: Embedder | None = None, # must match meta.json's embedder; default: built from its name
          verify: bool | None = None, # SHA-256 too: None when cheap (`hash_on_load`), True always (and images, ids)
+         unverified: bool = False, # load even when meta.json records no file hashes (nothing can then be checked)
         ) -> PageIndex:
     """Load an index dir under its lock, checking its files against meta.json (`store.check_files`) and the embedder;
-    raises `FileNotFoundError` (no index), `DamagedIndex` naming a damaged file, `ValueError` (another embedder)."""
+    raises `FileNotFoundError` (no index), `DamagedIndex` naming a damaged file, or meta.json when it records no file
+    hashes and `unverified` is not set, `ValueError` (another embedder)."""
     path = Path(path)
     if not path.is_dir(): raise FileNotFoundError(f"{path} is not an index dir (no such dir): build it with vrag_index")
     # never half of a commit; another reader holds the lock about a second, so only a longer wait is reported
@@ -135,21 +137,26 @@ def load(cls: PageIndex,
         if not (path / 'meta.json').exists():
             raise FileNotFoundError(f"{path} is not an index dir (no meta.json): build it with vrag_index")
         with reading(path, 'meta.json'): meta = check_meta(path, json.loads((path/'meta.json').read_text()))
+        if not meta.get('files') and not unverified:
+            raise DamagedIndex(path, 'meta.json', 'it records no file hashes (an older version wrote it, or the record '
+                               'was removed), so none of its files can be checked; to load it as it is: --unverified '
+                               '(unverified=True)')
         hashes = hash_on_load(meta) if verify is None else verify
         check_files(path, meta, hashes=hashes)
         embedder = embedder or _embedder_by_name(meta['embedder'])
         if (embedder.name, embedder.dim) != (meta['embedder'], meta['dim']):
             raise ValueError(f"index {path} was built with {meta['embedder']} (dim {meta['dim']}), not {embedder.name} "
                              f"(dim {embedder.dim})")
-        with reading(path, 'index.faiss'): index = faiss.deserialize_index(np.fromfile(path/'index.faiss', np.uint8))
-        with reading(path, 'owner.npy'): owner = np.load(path/'owner.npy')['owner']
-        with reading(path, 'pages.jsonl'): pages = absolute_paths(load_pages(path), path)
+        with reading(path, 'index.faiss', meta):
+            index = faiss.deserialize_index(np.fromfile(path/'index.faiss', np.uint8))
+        with reading(path, 'owner.npy', meta): owner = np.load(path/'owner.npy')['owner']
+        with reading(path, 'pages.jsonl', meta): pages = absolute_paths(load_pages(path), path)
         if (not (index.ntotal == meta.get('vectors') == len(owner)) or len(pages) != meta['count'] or
                 index.d != meta['dim'] or (len(owner) and owner.max() >= len(pages))):
             raise DamagedIndex(path, 'meta.json', f"it says {meta.get('vectors')} vectors, {meta['count']} pages, dim "
                                f"{meta['dim']}; the files hold {index.ntotal} vectors of dim {index.d}, {len(owner)} "
                                f"owners, {len(pages)} pages")
-        with reading(path, 'bm25'): bm25 = BM25Pages.load(path / 'bm25', len(pages))
+        with reading(path, 'bm25', meta): bm25 = BM25Pages.load(path / 'bm25', len(pages))
     if verify:
         check_images(path, pages)
         check_page_ids(path, pages)

@@ -206,7 +206,9 @@ class IndexFollower:
         self.stamp = stamp
         try:
             same = json.loads((old.path/'meta.json').read_text()).get('embedder') == old.meta['embedder']
-            new = PageIndex.load(old.path, embedder=old.embedder if same else None)  # waits for the writer's lock
+            # waits for the writer's lock; an index without file hashes only where the one served had none either
+            new = PageIndex.load(old.path, embedder=old.embedder if same else None,
+                                 unverified=not old.meta.get('files'))
             new.rerank = old.rerank  # the re-ranking asked for (vrag_serve --rerank) holds across reloads
             if not new.hashed and new.meta.get('files'):  # too large to hash at load: hashed here, before switching
                 if (bad := check_hashes(new.path, new.meta)) is None: self.stamp = None; return False  # changed again

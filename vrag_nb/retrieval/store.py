@@ -216,11 +216,12 @@ META_MAX_BYTES = 16 << 20  # a meta.json larger than this is refused unread
 
 def plain_file(path: Path, # the index dir
                name: str, # a file (or dir) of it, relative
-               max_bytes: int | None = None, # refuse a file larger than this, unread
+               max_bytes: int | None = None, # refuse a file larger than this, unread (a dir: each file in it)
               ) -> Path: # `path/name`
     """The index file `name`, checked before anything reads it: a regular file (a dir: only regular files in it) whose
-    real path lies inside the index dir, so that a FIFO, a device, or a link out of the dir is never opened. Raises
-    `DamagedIndex` naming it; `FileNotFoundError` when it is not there."""
+    real path lies inside the index dir and that has no other name, so that a FIFO, a device, a symlink out of the dir
+    or a hard link to a file elsewhere is never opened. Raises `DamagedIndex` naming it; `FileNotFoundError` when it is
+    not there."""
     f, root = Path(path)/name, Path(path).resolve()
     if not f.exists() and not f.is_symlink(): raise FileNotFoundError(f)
     real = f.resolve()
@@ -230,18 +231,27 @@ def plain_file(path: Path, # the index dir
         st = os.stat(g)
         if not stat.S_ISREG(st.st_mode):
             raise DamagedIndex(path, name, f'{g.name} is not a regular file (a FIFO, device or socket is never read)')
+        if st.st_nlink > 1:  # a hard link: its other name may lie anywhere, so its bytes are nobody's to vouch for
+            raise DamagedIndex(path, name, f'{g.name} is a hard link ({st.st_nlink} names): an index file is read only '
+                               'when the index dir holds its one name (copy the index, do not link it)')
         if max_bytes is not None and st.st_size > max_bytes:
-            raise DamagedIndex(path, name, f'{st.st_size:,} bytes, over the {max_bytes:,} an index keeps there')
+            what = f'{g.relative_to(real).as_posix()} holds ' if real.is_dir() else ''
+            raise DamagedIndex(path, name, f'{what}{st.st_size:,} bytes, over the {max_bytes:,} an index keeps there')
     return f
 
 @contextmanager
 def reading(path: Path, # the index dir
-            name: str, # the file about to be read
+            name: str, # the file (or dir) about to be read
+            meta: dict | None = None, # the index's meta.json: its recorded sizes cap what is read
            ):
-    """Read an index file inside this `with`, after `plain_file` has checked it: any error becomes a `DamagedIndex`
-    naming the file."""
+    """Read an index file inside this `with`, after `plain_file` has checked it (no file larger than meta.json records
+    for it, a dir's files none larger than the dir's recorded total): any error becomes a `DamagedIndex` naming it."""
+    recs = (meta or {}).get('files') or {}
+    inside = [r['size'] for n, r in recs.items() if n.startswith(name + '/')]
+    cap = (META_MAX_BYTES if name == 'meta.json' else recs[name]['size'] if name in recs else
+           sum(inside) if inside else None)
     try:
-        plain_file(path, name, META_MAX_BYTES if name == 'meta.json' else None)
+        plain_file(path, name, cap)
         yield
     except DamagedIndex: raise
     except FileNotFoundError: raise DamagedIndex(path, name, 'missing') from None

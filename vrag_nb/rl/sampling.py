@@ -12,8 +12,8 @@ from transformers.cache_utils import DynamicLayer
 from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
 # %% auto #0
-__all__ = ['ChosenLogprobs', 'suppress', 'merged_adapter', 'grouped_attention', 'decode_batch', 'inverse_cdf', 'batch_images',
-           'needs_mm_types', 'output_of', 'TurnCache', 'sampler_copy', 'sync_sampler']
+__all__ = ['ChosenLogprobs', 'suppress', 'merged_adapter', 'grouped_attention', 'decode_batch', 'inverse_cdf', 'check_draw',
+           'batch_images', 'needs_mm_types', 'output_of', 'TurnCache', 'sampler_copy', 'sync_sampler']
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp05
 class ChosenLogprobs(LogitsProcessor):
@@ -193,7 +193,7 @@ def decode_batch(model, # a transformers LM or Qwen-VL-family VLM (or a peft mod
                 ) -> tuple[torch.Tensor, torch.Tensor]: # new tokens [B, n], their log π at `temperature` [B, n]
     """Sample like `generate` (same warpers, same random draws) with a cache, positions from the model's own rules;
     raises `ValueError` on an unknown `draw`."""
-    _check_draw(draw)
+    check_draw(draw)
     rope = _rope(model, image_pad)
     pos = _positions(rope, ids, attention_mask, vision.get('image_grid_thw'), image_pad)
     with grouped_attention(model):
@@ -214,8 +214,9 @@ def inverse_cdf(probs: torch.Tensor, # [B, V] each row's probabilities, float (a
     u = torch.minimum(u, total.nextafter(torch.zeros_like(total)))  # strictly below the total, whatever the rounding
     return torch.searchsorted(c, u, right=True)[:, 0]  # the first token whose cumulative sum passes u: its p > 0
 
-def _check_draw(draw: str) -> str:
-    "`draw` itself; raises `ValueError` unless it is 'multinomial' or 'inverse_cdf'."
+def check_draw(draw: str, # how a token is drawn
+              ) -> str: # `draw` itself
+    "A draw by name: raises `ValueError` unless it is 'multinomial' or 'inverse_cdf'."
     if draw not in ('multinomial', 'inverse_cdf'):
         raise ValueError(f"draw must be 'multinomial' or 'inverse_cdf', got {draw!r}")
     return draw
@@ -300,7 +301,7 @@ class TurnCache:
             raise ValueError(f'keep_layer must be a decoder layer of the text LM, 1..{n}: got {keep_layer}')
         # the kept states [B, columns, d] beside `ids`, those of the rows dropped so far (by `id`), a pass's outputs
         self.float32 = float32_cache and in_place and _grouped_text_lm(model, image_pad)
-        self.draw = _check_draw(draw)
+        self.draw = check_draw(draw)
         self.keep_layer, self.kept, self.dropped, self._outs, self._chunk_states = keep_layer, None, {}, None, None
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp33
