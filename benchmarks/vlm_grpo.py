@@ -10,10 +10,11 @@
     .venv/bin/python benchmarks/vlm_grpo.py --tiny --shape 3b --steps 4 --modes lora \
         --out benchmarks/results/vlm_grpo_shape3b.json
 
-Each fine-tuning mode (full, lora) runs twice, side by side: `fresh`, a `generate` over each rollout's whole history
-at every turn (every earlier turn prefilled and every image encoded again), and `carried`, the KV cache carried from
-turn to turn (`sampling.TurnCache`: a turn prefills what is new, each image is encoded once). Prints one JSON line:
-per mode and path, the median seconds per step over the steps after the first (all steps when there is one), split
+Each fine-tuning mode (full, lora) runs once a path, side by side: `fresh`, a `generate` over each rollout's whole
+history at every turn (every earlier turn prefilled and every image encoded again), `carried`, the KV cache carried
+from turn to turn (`sampling.TurnCache`: a turn prefills what is new, each image is encoded once), and `static`,
+carried with each decode step over fixed-size buffers, one CUDA graph on a GPU (`rl.static_decode`). Prints one JSON
+line: per mode and path, the median seconds per step over the steps after the first (all steps when there is one), split
 into rollout (decoding, tools, reward), of which decoding alone, reference log-probs and update (log-probs, backward,
 optimiser); the decoding work (decoding calls, prefill tokens, decode steps, images through the vision tower);
 generated tokens/s, peak GPU memory, trainable parameters, and every step's record. The same seeds give both paths the
@@ -38,70 +39,8 @@ from vrag_nb.core import MIN_PIXELS, MAX_PIXELS
 from vrag_nb.rl.grpo import resolve_device
 from vrag_nb.rl.trainer import train_policy
 from vrag_nb.rl.update import load_policy
-
-QWEN_VOCAB = 151_936  # Qwen2.5-VL's vocabulary (the released configs' vocab_size)
-ARCH = {  # Qwen2.5-VL text and vision sizes (the released configs), built with random weights
-    'qwen2.5-vl-3b': dict(
-        text=dict(
-            hidden_size=2048,
-            intermediate_size=11008,
-            num_hidden_layers=36,
-            num_attention_heads=16,
-            num_key_value_heads=2,
-            tie_word_embeddings=True,
-        ),
-        vision_out=2048,
-    ),
-    'qwen2.5-vl-7b': dict(
-        text=dict(
-            hidden_size=3584,
-            intermediate_size=18944,
-            num_hidden_layers=28,
-            num_attention_heads=28,
-            num_key_value_heads=4,
-            tie_word_embeddings=False,
-        ),
-        vision_out=3584,
-    ),
-}
-
-def build_arch(name, device, dtype):
-    """The architecture with random weights and Qwen's vocabulary size, made on the device; SmolLM2's tokenizer with
-    Qwen's vision tokens."""
-    from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2VLImageProcessorPil
-    from vrag_nb.retrieval.vlm_embed import _tiny_tokenizer
-    tok, ids = _tiny_tokenizer()
-    a = ARCH[name]
-    cfg = Qwen2_5_VLConfig(
-        text_config=dict(
-            vocab_size=QWEN_VOCAB,
-            max_position_embeddings=32768,
-            rope_scaling={'type': 'mrope', 'mrope_section': [16, 24, 24]},
-            eos_token_id=tok.eos_token_id,
-            pad_token_id=tok.pad_token_id,
-            **a['text'],
-        ),
-        vision_config=dict(
-            depth=32,
-            hidden_size=1280,
-            num_heads=16,
-            intermediate_size=3420,
-            out_hidden_size=a['vision_out'],
-            patch_size=14,
-            spatial_merge_size=2,
-            temporal_patch_size=2,
-            window_size=112,
-            fullatt_block_indexes=[7, 15, 23, 31],
-        ),
-        tie_word_embeddings=a['text']['tie_word_embeddings'],
-        image_token_id=ids['<|image_pad|>'],
-        video_token_id=ids['<|video_pad|>'],
-        vision_start_token_id=ids['<|vision_start|>'],
-        vision_end_token_id=ids['<|vision_end|>'],
-    )
-    cfg._attn_implementation = 'sdpa'
-    with torch.device(device): model = Qwen2_5_VLForConditionalGeneration._from_config(cfg, dtype=dtype)
-    return model, tok, Qwen2VLImageProcessorPil(min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/arch.py, however this is run
+from arch import ARCH, build_arch  # benchmarks/arch.py: the released sizes, random weights
 
 ap = argparse.ArgumentParser()
 src = ap.add_mutually_exclusive_group(required=True)
@@ -116,8 +55,12 @@ ap.add_argument('--turn_tokens', type=int, default=128)
 ap.add_argument('--response_length', type=int, default=2048)
 ap.add_argument('--micro_batch', type=int, default=4)
 ap.add_argument('--lora_r', type=int, default=64)
+ap.add_argument('--no_checkpointing', action='store_true',
+                help='keep every activation for the backward pass (faster, more memory); default: checkpointing on GPU')
 ap.add_argument('--modes', default='full,lora')
-ap.add_argument('--paths', default='fresh,carried', help='fresh: a generate a turn; carried: the KV cache kept')
+ap.add_argument('--paths', default='fresh,carried',
+                help='fresh: a generate a turn; carried: the KV cache kept; static: carried, each decode step over '
+                     'fixed-size buffers, one CUDA graph on a GPU (rl.static_decode)')
 ap.add_argument('--no_share_prefix', action='store_true',
                 help="carried: prefill every rollout's first prompt (no prefix sharing within a group)")
 ap.add_argument('--shape', choices=['3b'], help="with --tiny: the 3B step's shape and pixel budget (for the counts)")
@@ -218,12 +161,13 @@ for mode, path in [(m, p) for m in a.modes.split(',') for p in a.paths.split(','
         lr=1e-6,
         micro_batch=a.micro_batch,
         lora=lora,
-        gradient_checkpointing=not a.tiny,
+        gradient_checkpointing=not a.tiny and not a.no_checkpointing,
         max_turns=a.max_turns,
         turn_tokens=a.turn_tokens,
         response_length=a.response_length,
         ckpt_every=a.steps,
-        carry_cache=path == 'carried',
+        carry_cache=path in ('carried', 'static'),
+        static_decode=path == 'static',
         log=log,
         **pix,
     )
@@ -263,6 +207,8 @@ res = dict(
     max_turns=a.max_turns,
     turn_tokens=a.turn_tokens,
     lora_r=a.lora_r,
+    micro_batch=a.micro_batch,
+    checkpointing=not a.tiny and not a.no_checkpointing,
     share_prefix=not a.no_share_prefix,
     pixels=pix,
     runs=runs,

@@ -13,14 +13,16 @@ out of time is recorded (return code, seconds, the tail of its output) and the n
     nb:<name>   `nbdev_test --flags gpu --path nbs/<name>.ipynb`, for each notebook that has a `#| gpu` cell; skipped,
                 with the reason, when a checkpoint its gpu cells load is neither a local folder nor in the Hugging
                 Face cache, or its other cells need SmolLM2's weights or PyMuPDF and they are not there
+    decode_step benchmarks/decode_step.py --arch qwen2.5-vl-3b (random weights): ms per decode step of a batch of 16,
+                the loop of today against rl.static_decode, eager and as a CUDA graph
     vlm_grpo    benchmarks/vlm_grpo.py --arch qwen2.5-vl-3b (random weights): two GRPO steps of the 3B VLM with LoRA at
                 the README's 3B step (4 x 4 rollouts, 4 turns of 128 tokens), KV cache carried, then generate-per-turn
     learn_text  benchmarks/learn_text.py --smoke on cuda, when it has a --device flag and SmolLM2's weights are here
     toy_grpo    50 GRPO steps of the toy policy on cuda (`vrag_train --device cuda`)
 
-Without a CUDA device it says so and skips vlm_grpo, learn_text and toy_grpo (recorded as skipped); setup, env and the
-notebooks still run. The JSON (--out) is rewritten after every part, so a run killed from outside keeps what it got.
-Exit code 0 when every part ran ok, else 1 (a skipped part counts as not ok); --dry-run exits 0.
+Without a CUDA device it says so and skips decode_step, vlm_grpo, learn_text and toy_grpo (recorded as skipped); setup,
+env and the notebooks still run. The JSON (--out) is rewritten after every part, so a run killed from outside keeps
+what it got. Exit code 0 when every part ran ok, else 1 (a skipped part counts as not ok); --dry-run exits 0.
 
 The GPU machine has no network and no venv: its python3 holds torch, transformers and peft, but not fastcore, faiss,
 bm25s, rapidfuzz, MiniLM, PyMuPDF, nbdev or SmolLM2's tokenizer, and a call carries at most 64 MiB with the working
@@ -38,9 +40,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TAIL_CHARS = 4000  # of each part's output, kept in the JSON
 RESERVE_S = 5  # kept back at the end for writing the JSON
-VLM_ARGS = ['--arch', 'qwen2.5-vl-3b', '--steps', '3', '--modes', 'lora', '--paths', 'carried,fresh']
+VLM_ARGS = ['--arch', 'qwen2.5-vl-3b', '--steps', '3', '--modes', 'lora', '--paths', 'static,carried']
 TOY_STEPS = 50
-WEIGHTS = {'nb': 1, 'vlm_grpo': 12, 'learn_text': 2, 'toy_grpo': 2}  # shares of the time left, per part kind
+# shares of the time left, per part kind
+WEIGHTS = {'nb': 1, 'decode_step': 4, 'vlm_grpo': 12, 'learn_text': 2, 'toy_grpo': 2}
 CARRY = '.gpu_carry'  # --prepare writes carry.tar.xz and manifest.json there; a GPU run unpacks the archive
 # what the GPU machine's image lacks (its package list, Nov 2026) and the parts import: vrag_nb's own imports (the toy
 # index's query embedder, MiniLM int8, included), then nbdev_test's (IPython without jedi, imported only to complete)
@@ -249,6 +252,12 @@ def result_vlm(work: Path, log: Path, args: list) -> dict | None:
     return dict(partial=True, steps_seen=recs)
 
 
+def _json(f: Path) -> dict | None:
+    """A part's own JSON file, None when it did not write one."""
+    try: return json.loads(f.read_text())
+    except (OSError, ValueError): return None
+
+
 def result_toy(work: Path, log: Path) -> dict | None:
     """The toy run's summary line and its seconds per GRPO step (median over the steps after the first)."""
     lines = [r for r in json_lines(log.read_text(errors='replace')) if 'last_reward' in r]
@@ -278,6 +287,9 @@ def plan(work: Path, py: list, cache: Path, vlm_args: list, only: list) -> list:
     nbdev = launcher('nbdev_test', 'nbdev.test', 'nbdev_test', work)
     parts = [dict(name=f'nb:{nb.stem}', kind='nb', cmd=[*nbdev, '--flags', 'gpu', '--path', nb],
                   skip='; '.join(notebook_blockers(ROOT/nb, cache))) for nb in gpu_notebooks()]
+    parts.append(dict(name='decode_step', kind='decode_step', needs_cuda=True,
+                      cmd=[*py, 'benchmarks/decode_step.py', '--arch', 'qwen2.5-vl-3b', '--new', '64', '--out',
+                           work/'decode_step.json']))
     parts.append(dict(name='vlm_grpo', kind='vlm_grpo', needs_cuda=True,
                       cmd=[*py, 'benchmarks/vlm_grpo.py', *vlm_args, '--out', work/'vlm_grpo.json']))
     parts.append(dict(name='learn_text', kind='learn_text', needs_cuda=True, skip='; '.join(learn_text_blockers(cache)),
@@ -426,6 +438,8 @@ def summary_line(r: dict) -> str:
         if not res.get('cuda_available'): return no_cuda_line(res)
         return (f"{res.get('device_name')}, {res.get('memory_gib')} GiB, torch {res.get('torch')} (CUDA "
                 f"{res.get('cuda_version')}), bf16 {res.get('bf16_supported')}")
+    if r['name'] == 'decode_step' and res.get('paths'):
+        return '; '.join(f"{k} {v['ms_per_step']} ms/step" for k, v in res['paths'].items())
     if r['name'] == 'vlm_grpo' and res.get('runs'):
         return '; '.join(f"{k} {v['seconds_per_step']} s/step (decoding {v['seconds_decoding']}, update "
                          f"{v['seconds_update']}), {v['tokens_per_second']} tok/s, peak {v['peak_gib']} GiB"
@@ -460,7 +474,7 @@ def dry_run(run: Run, parts: list, site: Path, carry: Path):
     archive = carry/'carry.tar.xz'
     setup_b, env_b = min(90.0, max(10.0, 0.1 * a.budget)), min(60.0, max(15.0, 0.15 * a.budget))
     print(f'[gpu_check] dry run: the plan for --budget {a.budget:.0f} s (a part that ends early leaves its time to '
-          'the parts after it; vlm_grpo, learn_text and toy_grpo run only when CUDA is visible)')
+          'the parts after it; decode_step, vlm_grpo, learn_text and toy_grpo run only when CUDA is visible)')
     pip = (f'tar -xJf {archive} -C {run.work} (packages into {site}, caches)' if archive.exists() else
            f'no {archive} here, nothing to unpack') + f"; stand-ins for {', '.join(STUBS)} where missing"
     env = (f'nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; {sys.executable} -c '
@@ -567,7 +581,7 @@ def main():
     try:
         setup(run, site, cache, carry, env)
         cuda = env_facts(run, env)
-        if not cuda: print(f"[gpu_check] {no_cuda_line(run.doc['env'])}: vlm_grpo, learn_text and toy_grpo are "
+        if not cuda: print(f"[gpu_check] {no_cuda_line(run.doc['env'])}: the GPU parts are "
                            'skipped; the #| gpu notebooks still run (they will fail or skip)', flush=True)
         for i, p in enumerate(parts):
             if not p.get('skip') and p.get('needs_cuda') and not cuda: p['skip'] = no_cuda_line(run.doc['env'])
@@ -582,6 +596,7 @@ def main():
             st, log = run.run_part(p['name'], p['cmd'], budget, env)
             run.current = None
             res = (result_vlm(run.work, log, shlex.split(a.vlm_args)) if p['kind'] == 'vlm_grpo' else
+                   _json(run.work/'decode_step.json') if p['kind'] == 'decode_step' else
                    result_toy(run.work, log) if p['kind'] == 'toy_grpo' else
                    result_learn(run.work) if p['kind'] == 'learn_text' else None)
             ok = st['returncode'] == 0 and not st['timed_out']

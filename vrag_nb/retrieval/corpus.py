@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #6a120ad4
 from __future__ import annotations
-import errno, math, multiprocessing, os, re, sys
+import errno, json, math, multiprocessing, os, re, shutil, sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -12,7 +12,7 @@ from pathlib import Path
 from PIL import Image
 from tqdm.auto import tqdm
 from ..core import Page, page_name
-from ..files import read_jsonl, write_jsonl
+from ..files import atomic_write, read_jsonl, write_jsonl
 from .video import VideoError, ingest_video, video_info
 from .pagetext import clean_text, ocr_blocks, pdf_blocks, pdf_lines
 from .store import index_lock, readable_image
@@ -177,6 +177,32 @@ def _finished(manifest: Path, # a document's manifest, `pages/.done/<name>.jsonl
     try: return manifest.exists() and all(readable_image(out_dir/r['image']) for r in read_jsonl(manifest))
     except (OSError, ValueError, KeyError): return False
 
+# %% ../../nbs/10_retrieval.corpus.ipynb #crp00b
+def _resumed_chunks(parts: Path, # `pages/.done/<name>.parts`: each chunk an earlier run rendered, `<first page>.jsonl`
+                    out_dir: Path, # the corpus dir
+                    path: Path, # the PDF
+                    settings: dict, # what its pages depend on: dpi, quality, ocr, min_chars, chunk
+                    tasks: list, # its rendering tasks, a chunk each: (`_render_range`, args, pages)
+                   ) -> list: # the tasks, each chunk rendered before as (None, its page rows, pages) instead
+    """The chunks of a PDF that an interrupted run rendered: kept when the file (path, size, mtime) and the settings
+    are the ones they were rendered from and their page images read; otherwise the parts start over."""
+    st = path.stat()
+    want = dict(settings, source=str(path.resolve()), size=st.st_size, mtime_ns=st.st_mtime_ns)
+    try: same = json.loads((parts/'settings.json').read_text()) == want
+    except (OSError, ValueError): same = False
+    if not same:  # nothing of it, or of another file or other settings
+        shutil.rmtree(parts, ignore_errors=True); parts.mkdir(parents=True)
+        atomic_write(parts/'settings.json', json.dumps(want))
+        return tasks
+    out = []
+    for fn, args, n in tasks:
+        f = parts/f'{args[1] + 1}.jsonl'
+        try: rows = read_jsonl(f) if f.exists() else None
+        except (OSError, ValueError): rows = None
+        kept = rows is not None and len(rows) == n and all(readable_image(out_dir/r['image']) for r in rows)
+        out.append((None, rows, n) if kept else (fn, args, n))
+    return out
+
 # %% ../../nbs/10_retrieval.corpus.ipynb #crp01
 def _claim(claimed: dict, # page id (doc, page) -> the file of this run that gives it
            rep: CorpusReport, # gets `path` as skipped when it clashes
@@ -227,6 +253,8 @@ def _plan(files: list[Path], # the documents found (`find_sources`)
                 continue
             tasks = [(_render_range, (str(path), s, min(s + chunk, n), str(out_dir), dpi, quality, ocr, min_chars),
                       min(chunk, n - s)) for s in range(0, n, chunk)]
+            tasks = _resumed_chunks(done_dir/f'{key}.parts', out_dir, path,
+                                    dict(dpi=dpi, quality=quality, ocr=ocr, min_chars=min_chars, chunk=chunk), tasks)
         if _claim(claimed, rep, path, [_image_doc(path)] if is_img else [(path.stem, i) for i in range(1, n + 1)]):
             seen[key], todo[key] = path, tasks
     return seen, todo
@@ -241,16 +269,22 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
     results = {key: [] for key in todo}
     tasks = [(key, *t) for key, ts in todo.items() for t in ts]
     # spawning costs ~1 s
-    if workers is None: workers = min(8, os.cpu_count() or 1) if sum(t[3] for t in tasks) >= 32 else 1
+    if workers is None: workers = min(8, os.cpu_count() or 1) if sum(t[3] for t in tasks if t[1]) >= 32 else 1
     with tqdm(total=sum(t[3] for t in tasks), desc='corpus', unit='page', disable=not progress) as bar:
-        def finish(key, pages):
+        def finish(key, pages, fn=None, args=None):
             results[key].append(pages); bar.update(len(pages))
+            if fn is not None and fn.__name__ == '_render_range':  # a PDF's chunk, kept for a run after a Ctrl-C
+                write_jsonl(done_dir/f'{key}.parts'/f'{args[1] + 1}.jsonl', pages)
             if len(results[key]) == len(todo[key]):  # the document is complete: record it
                 rows = sorted((p for ps in results[key] for p in ps), key=lambda p: p['page'])
                 write_jsonl(done_dir/f'{key}.jsonl', rows)
+                shutil.rmtree(done_dir/f'{key}.parts', ignore_errors=True)
         def run_here(key, fn, args):
-            try: finish(key, fn(*args))
+            try: finish(key, fn(*args), fn, args)
             except Exception as e: _skip(rep, args[0], e)
+        for key, fn, args, _ in tasks:  # chunks an interrupted run rendered (`_resumed_chunks`)
+            if fn is None: finish(key, args)
+        tasks = [t for t in tasks if t[1] is not None]
         if workers == 1 or len(tasks) <= 1:
             for key, fn, args, _ in tasks: run_here(key, fn, args)
             return
@@ -260,7 +294,7 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
         futs = {ex.submit(getattr(mod, fn.__name__), *args): (key, fn, args) for key, fn, args, _ in tasks}
         for f in as_completed(futs):
             key, fn, args = futs[f]
-            try: finish(key, f.result())
+            try: finish(key, f.result(), fn, args)
             except BrokenProcessPool: retry.append((key, fn, args))  # workers could not start or died
             except Exception as e: _skip(rep, args[0], e)
         if retry:

@@ -175,6 +175,9 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
                # how a carried-cache turn draws a token: 'multinomial' (`generate`'s draws) or 'inverse_cdf' (the same
                # distribution, far less time on the CPU; `sampling.inverse_cdf`)
                draw: str = 'multinomial',
+               # a carried-cache turn decodes over fixed-size buffers, a CUDA graph a step on a GPU
+               # (`75_rl.static_decode`: the same tokens and log-probs); None: on a CUDA device, unless `keep_trunk`
+               static_decode: bool | None = None,
               ) -> list[TokenRollout]: # `group` rollouts per example, in order, scored
     "Play `group` episodes of each example in lockstep, one batched decoding per turn, and score them."
     from vrag_nb.eval.rewards import score, ANLSJudge
@@ -185,8 +188,9 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
     carry = carry_cache and policy is None
     if keep_trunk and not carry: raise ValueError('keep_trunk needs the cache carried (carry_cache=True, no policy)')
     if draw != 'multinomial' and not carry_cache: raise ValueError(f'draw={draw!r} needs the cache carried')
-    turns = (TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids, keep_layer=keep_trunk, draw=draw)
-             if carry else None)
+    if static_decode and not carry_cache: raise ValueError('static_decode needs the cache carried')
+    turns = (TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids, keep_layer=keep_trunk, draw=draw,
+                       static=static_decode) if carry else None)
     for e in examples:
         for _ in range(group):
             r = TokenRollout(group=e['uid'], temperature=temperature if policy is None and temperature > 0 else 1.0)

@@ -289,6 +289,9 @@ class TurnCache:
                  float32_cache: bool = True,
                  # how a token is drawn: 'multinomial' (`generate`'s draws) or 'inverse_cdf' (the same distribution)
                  draw: str = 'multinomial',
+                 # decode over fixed-size buffers, each step one CUDA graph on a GPU (`75_rl.static_decode`); the same
+                 # tokens and log-probs. None: on a CUDA device, unless `keep_layer` (a graph runs no hooks)
+                 static: bool | None = None,
                 ):
         self.model, self.image_pad, self.stop_ids, self.pad_id, self.banned = model, image_pad, stop_ids, pad_id, banned
         self.rope, self.types, self.cache, self.keys = _rope(model, image_pad), needs_mm_types(model), None, []
@@ -302,6 +305,9 @@ class TurnCache:
         # the kept states [B, columns, d] beside `ids`, those of the rows dropped so far (by `id`), a pass's outputs
         self.float32 = float32_cache and in_place and _grouped_text_lm(model, image_pad)
         self.draw = check_draw(draw)
+        if static and keep_layer is not None: raise ValueError('static=True keeps no trunk states: keep_layer=None')
+        cuda = next(model.parameters()).device.type == 'cuda'
+        self.static = (cuda and keep_layer is None) if static is None else static
         self.keep_layer, self.kept, self.dropped, self._outs, self._chunk_states = keep_layer, None, {}, None, None
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp33
@@ -468,9 +474,15 @@ def replies(self: TurnCache,
             self.cache.batch_select_indices(back); logits = logits[back]
             if self._chunk_states is not None: self._chunk_states = self._chunk_states[back]
         t1 = time.perf_counter()
-        new, lps, fed, self.att = _sample(self.model, self.cache, x, att, xp, {}, self.rope, self.stop_ids,
-                                          self.pad_id, max_new_tokens, temperature, top_p, self.banned, first=logits,
-                                          draw=self.draw)
+        if self.static:
+            from vrag_nb.rl.static_decode import static_decode
+            new, lps, fed, self.att = static_decode(self.model, self.cache, logits, att, xp, self.stop_ids,
+                                                    self.pad_id, max_new_tokens, temperature, top_p, self.banned,
+                                                    draw=self.draw)
+        else:
+            new, lps, fed, self.att = _sample(self.model, self.cache, x, att, xp, {}, self.rope, self.stop_ids,
+                                              self.pad_id, max_new_tokens, temperature, top_p, self.banned,
+                                              first=logits, draw=self.draw)
     self.ids, self.img = torch.cat([ids, fed], 1), torch.cat([img, torch.zeros_like(fed, dtype=torch.bool)], 1)
     if self.keep_layer:  # the chunk's states, then a decode step's for each token fed: beside `ids`, column for column
         new_states = torch.cat([self._chunk_states, *self._outs], 1)

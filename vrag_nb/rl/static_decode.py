@@ -34,6 +34,10 @@ class _FixedLayer(CacheLayerMixin):
     def get_mask_sizes(self, query_length): return self.keys.shape[-2], 0
     def get_seq_length(self): return self.keys.shape[-2]
     def get_max_cache_shape(self): return self.keys.shape[-2]
+    def get_max_length(self): return self.keys.shape[-2]  # abstract in later transformers versions
+
+# an abstract method a later transformers adds (as 5.17 added get_max_length) must not stop the class from being built
+_FixedLayer.__abstractmethods__ = frozenset()
 
 class FixedCache(Cache):
     "A KV cache of fixed length L: every layer's buffers [B, H, L, D], written at the position `at` ([1] int64)."

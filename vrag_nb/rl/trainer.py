@@ -259,6 +259,9 @@ class TrainConfig:
     # how a rollout's token is drawn: 'multinomial' (`generate`'s draws) or 'inverse_cdf' (the same distribution, far
     # less time on the CPU; `sampling.inverse_cdf`)
     draw: str = 'multinomial'
+    # carried-cache turns decode over fixed-size buffers, a CUDA graph a step on a GPU (`75_rl.static_decode`); None: on
+    # a CUDA device, unless `reuse_trunk`; False: `65_rl.sampling`'s loop
+    static_decode: bool | None = None
     preset: str = 'vrag_rl' # reward preset (`rewards.PRESETS`)
     obs_chars: int = 1000 # text LMs: characters per view (`rl.codec.view_text`)
     seed: int = 0 # LoRA init, demonstrations drawn, questions and sampling of every step
@@ -273,8 +276,8 @@ class TrainConfig:
 
     def __post_init__(self):
         """Raises `ValueError` on an unknown algo, sampler dtype or draw, a temperature ≤ 0, a negative
-        `dynamic_sampling`, `band_every` or `band_pool`, `band_samples` < 2 with a band, or `reuse_trunk` with a
-        bf16 sampler."""
+        `dynamic_sampling`, `band_every` or `band_pool`, `band_samples` < 2 with a band, `reuse_trunk` with a
+        bf16 sampler, or `static_decode` without the cache carried or with `reuse_trunk`."""
         if self.algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {self.algo!r}")
         if self.temperature <= 0:
             raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {self.temperature}')
@@ -282,6 +285,9 @@ class TrainConfig:
             raise ValueError(f"sampler_dtype must be None, 'bfloat16' or 'float32', got {self.sampler_dtype!r}")
         if self.draw not in ('multinomial', 'inverse_cdf'):
             raise ValueError(f"draw must be 'multinomial' or 'inverse_cdf', got {self.draw!r}")
+        if self.static_decode and (self.reuse_trunk or not self.carry_cache):
+            raise ValueError('static_decode decodes the carried cache and keeps no trunk states: carry_cache=True, '
+                             'reuse_trunk=False')
         if self.reuse_trunk and self.sampler_dtype == 'bfloat16':
             raise ValueError("reuse_trunk would start the update from states that the bf16 sampler computed, not the "
                              "policy: use sampler_dtype=None or 'float32' with it")
@@ -365,7 +371,8 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
     for step in range(start + 1, c.steps + 1):
         measure = lambda exs, n, seed: play_group(sampler, codec, agent, exs, n, c.turn_tokens, c.response_length,
                                                   c.temperature, c.top_p, judge, c.preset, seed=seed,
-                                                  carry_cache=c.carry_cache, draw=c.draw)
+                                                  carry_cache=c.carry_cache, draw=c.draw,
+                                                  static_decode=c.static_decode)
         if c.band_every: band = _band(out, step, c, examples, measure, band, emit)
         t0, rng = time.perf_counter(), random.Random(f'{c.seed}:{step}')
         if band:  # the band's questions first, in a seeded order, then the others (a band smaller than `prompts`)
@@ -378,7 +385,7 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         play = lambda exs, k=0: play_group(
             sampler, codec, agent, exs, c.group, c.turn_tokens, c.response_length, c.temperature, c.top_p, judge,
             c.preset, ggpo=c.algo == 'ggpo', seed=c.seed * 1_000_003 + step + 7919 * k, counts=work,
-            carry_cache=c.carry_cache, keep_trunk=keep, draw=c.draw)
+            carry_cache=c.carry_cache, keep_trunk=keep, draw=c.draw, static_decode=c.static_decode)
         rows = play(chosen)
         if c.dynamic_sampling:  # the rest of the questions, in a fixed order, drawn as tied groups are dropped
             pool = order[c.prompts:] if band else [e for e in rng.sample(examples, len(examples))
