@@ -153,7 +153,8 @@ def show_image(img: Image.Image | str | Path, # a PIL image, or an image file
     from IPython.display import Image as IPyImage
     img = (Image.open(img) if isinstance(img, (str, Path)) else img).convert('RGB')
     img.thumbnail((max_side, max_side))
-    buf = io.BytesIO(); img.save(buf, 'JPEG', quality=quality)
+    buf = io.BytesIO()
+    img.save(buf, 'JPEG', quality=quality)
     return IPyImage(data=buf.getvalue(), format='jpeg')
 
 # %% ../nbs/02_core.ipynb #6c6b31a0
@@ -165,7 +166,9 @@ def side_by_side(*images: Image.Image, # PIL images, left to right
     scaled = [im.convert('RGB').resize((max(1, round(im.width * height / im.height)), height)) for im in images]
     out = Image.new('RGB', (sum(im.width for im in scaled) + gap * (len(scaled) - 1), height), 'white')
     x = 0
-    for im in scaled: out.paste(im, (x, 0)); x += im.width + gap
+    for im in scaled:
+        out.paste(im, (x, 0))
+        x += im.width + gap
     return out
 
 # %% ../nbs/02_core.ipynb #ea512e17
@@ -183,7 +186,9 @@ def model_text(
     if isinstance(text, dict): return {model_text(k): model_text(v) for k, v in text.items()}
     if isinstance(text, (list, tuple)): return type(text)(model_text(v) for v in text)
     if not isinstance(text, str): return text
-    try: text.encode('utf-8'); return text
+    try:
+        text.encode('utf-8')
+        return text
     except UnicodeEncodeError: return ''.join('\ufffd' if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
 
 # %% ../nbs/02_core.ipynb #45ef555a
@@ -208,7 +213,9 @@ class Reply(str):
                 # the endpoint's token counts, {'prompt_tokens': int, 'completion_tokens': int}; None: not reported
                 usage: dict | None = None,
                ):
-        r = super().__new__(cls, text); r.finish_reason, r.usage = finish_reason, usage; return r
+        r = super().__new__(cls, text)
+        r.finish_reason, r.usage = finish_reason, usage
+        return r
 
 # %% ../nbs/02_core.ipynb #core_pre1
 class Presets(dict):

@@ -14,7 +14,9 @@ __all__ = ['atomic_write', 'read_jsonl', 'write_jsonl', 'sigint_deferred', 'cach
 # %% ../nbs/95_files.ipynb #b161ef0a
 def _umask() -> int:
     "The process's umask (read by setting and restoring it)."
-    m = os.umask(0o022); os.umask(m); return m
+    m = os.umask(0o022)
+    os.umask(m)
+    return m
 
 # %% ../nbs/95_files.ipynb #6d8ba23f
 def atomic_write(path: str | Path, # destination file
@@ -29,10 +31,12 @@ def atomic_write(path: str | Path, # destination file
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, 'wb') as f:
             f.write(data.encode() if isinstance(data, str) else data)
-            f.flush(); os.fsync(f.fileno())
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True); raise
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return path
 
 # %% ../nbs/95_files.ipynb #bb249f24
@@ -54,7 +58,9 @@ def sigint_deferred(first_raises: bool = False, # the first Ctrl-C raises at onc
                    ): # yields `saving()`: call it when the save begins, and every Ctrl-C from then on waits
     """Hold off Ctrl-C (SIGINT) for the length of a `with` — a save that must finish — and raise `KeyboardInterrupt`
     after it if one waited; outside the main thread it does nothing (signals reach only the main thread)."""
-    if threading.current_thread() is not threading.main_thread(): yield lambda: None; return
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: None
+        return
     state, waited = {'raise_next': first_raises}, []
     def handler(sig, frame):
         if state.pop('raise_next', False): raise KeyboardInterrupt

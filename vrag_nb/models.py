@@ -42,9 +42,12 @@ def smollm2_dir() -> Path: # a transformers model dir (config, weights, tokenize
         q = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf, dtype=torch.float32)
         cfg = q.config
         if hasattr(cfg, 'quantization_config'): del cfg.quantization_config
-        m = AutoModelForCausalLM.from_config(cfg); m.load_state_dict(q.state_dict())
+        m = AutoModelForCausalLM.from_config(cfg)
+        m.load_state_dict(q.state_dict())
         tmp = Path(tempfile.mkdtemp(dir=cache.parent, prefix='.SmolLM2-'))
-        m.save_pretrained(tmp); tok.save_pretrained(tmp); _no_cleanup(tmp)
+        m.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        _no_cleanup(tmp)
         # atomic: a reader sees no model or all of it (a process killed mid-write leaves only a .SmolLM2-* dir)
         try: os.rename(tmp, cache)
         except OSError: shutil.rmtree(tmp, ignore_errors=True)

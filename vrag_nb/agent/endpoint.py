@@ -153,7 +153,9 @@ class StubEndpoint:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.url = f'http://127.0.0.1:{self.server.server_port}/v1'
 
-    def close(self): self.server.shutdown(); self.server.server_close()
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
     def __repr__(self): return f'StubEndpoint({self.url!r}, {len(self.requests)} requests)'
@@ -163,10 +165,13 @@ def _play(h: BaseHTTPRequestHandler, step: tuple, body: dict):
     "Answer one request as the script's step says (`StubEndpoint`), as one JSON reply or, when asked, a stream."
     kind, *args = step
     def send(status, data: bytes, ctype='application/json', length=None, headers={}):
-        h.send_response(status); h.send_header('Content-Type', ctype)
+        h.send_response(status)
+        h.send_header('Content-Type', ctype)
         h.send_header('Content-Length', str(len(data) if length is None else length))
         for k, v in headers.items(): h.send_header(k, v)
-        h.end_headers(); h.wfile.write(data); h.wfile.flush()
+        h.end_headers()
+        h.wfile.write(data)
+        h.wfile.flush()
     head = {'id': 'stub', 'created': 0, 'model': body['model']}
     chunk = lambda d, f=None: {**head, 'object': 'chat.completion.chunk',
                                'choices': [{'index': 0, 'delta': d, 'finish_reason': f}]}
@@ -175,12 +180,21 @@ def _play(h: BaseHTTPRequestHandler, step: tuple, body: dict):
     if kind == 'status':
         extra = {'retry-after': str(args[1])} if len(args) > 1 else {}
         return send(args[0], json.dumps({'error': {'message': f'scripted {args[0]}'}}).encode(), headers=extra)
-    if kind == 'hang': time.sleep(args[0]); kind, args = 'reply', ['late']
+    if kind == 'hang':
+        time.sleep(args[0])
+        kind, args = 'reply', ['late']
     if kind == 'reset':  # promise 10,000 bytes, send a few, then close the connection
-        send(200, b'{"id": "stub", "choi', length=10_000); h.connection.shutdown(socket.SHUT_RDWR); return
+        send(200, b'{"id": "stub", "choi', length=10_000)
+        h.connection.shutdown(socket.SHUT_RDWR)
+        return
     if kind == 'drip':  # a streamed reply that never ends: one chunk every args[0] seconds
-        h.send_response(200); h.send_header('Content-Type', 'text/event-stream'); h.end_headers()
-        while True: h.wfile.write(event(chunk({'content': '.'}))); h.wfile.flush(); time.sleep(args[0])
+        h.send_response(200)
+        h.send_header('Content-Type', 'text/event-stream')
+        h.end_headers()
+        while True:
+            h.wfile.write(event(chunk({'content': '.'})))
+            h.wfile.flush()
+            time.sleep(args[0])
     if kind in ('no_choices', 'empty_choices'):
         data = head | ({'choices': []} if kind == 'empty_choices' else {})
         return sse([data, data]) if body.get('stream') else send(200, json.dumps(data).encode())

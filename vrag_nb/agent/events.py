@@ -50,7 +50,8 @@ class Search(Event, total=False):
 # %% ../../nbs/32_agent.events.ipynb #6a16b848
 class SearchImage(Event):
     "VRAG: the page a search shows."
-    doc: str; page: int  # the page: document name, 1-based page number
+    doc: str
+    page: int  # the page: document name, 1-based page number
     score: float  # its retrieval score
     view: dict  # the image the model sees (`View.to_dict`)
 
@@ -77,8 +78,11 @@ class Memorize(Event):
 # %% ../../nbs/32_agent.events.ipynb #462d0dad
 class Answer(Event, total=False):
     "The final answer."
-    text: str; doc: str; page: int  # VRAG: the answer, and the page it cites (the latest image)
-    content: str; sample: dict  # VimRAG: the answer, and the question with the graph
+    text: str
+    doc: str
+    page: int  # VRAG: the answer, and the page it cites (the latest image)
+    content: str
+    sample: dict  # VimRAG: the answer, and the question with the graph
 
 # %% ../../nbs/32_agent.events.ipynb #4b05af2e
 class Invalid(Event):

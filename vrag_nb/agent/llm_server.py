@@ -86,7 +86,8 @@ def create_llm_app(model: LocalChatModel, # the model to serve
             yield chunk({'role': 'assistant', 'content': ''})
             text = ''
             for piece in model.stream(req.messages, **kw):
-                text += piece; yield chunk({'content': piece})
+                text += piece
+                yield chunk({'content': piece})
             yield chunk({}, finish(n_tokens(text)))
             yield 'data: [DONE]\n\n'
         return StreamingResponse(events(), media_type='text/event-stream')

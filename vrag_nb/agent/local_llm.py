@@ -27,7 +27,9 @@ def message_parts(messages: list[dict], # agent messages (33_agent.loop) or Open
             raise ValueError(f"message role must be system, user or assistant, got {m.get('role')!r}")
         content = m.get('content')
         if content is None: content = ''
-        if isinstance(content, str): out.append((m['role'], [content])); continue
+        if isinstance(content, str):
+            out.append((m['role'], [content]))
+            continue
         parts = []
         for c in content:
             t = c.get('type')
@@ -174,15 +176,20 @@ def stream(self: LocalChatModel,
         try:
             with self.lock:
                 self.model.generate(**enc, **kw, streamer=streamer, stopping_criteria=StoppingCriteriaList([Halt()]))
-        except Exception as e: errors.append(e); streamer.end()
-    thread = threading.Thread(target=work, daemon=True); thread.start()
+        except Exception as e:
+            errors.append(e)
+            streamer.end()
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
     try:
         held, stopped = '', False  # held: text that might be the start of a stop string
         for piece in streamer:
             if stopped: continue  # a stop string was seen: drain until the generation thread ends
             held += piece
             cut = min((i for i in (held.find(s) for s in stop or []) if i >= 0), default=-1)
-            if cut >= 0: held, stopped = held[:cut], True; halt.set()
+            if cut >= 0:
+                held, stopped = held[:cut], True
+                halt.set()
             keep = 0 if stopped else max(
                 (k for s in stop or [] for k in range(1, len(s)) if held.endswith(s[:k])), default=0)
             if len(held) > keep: yield held[:len(held) - keep]
@@ -190,7 +197,8 @@ def stream(self: LocalChatModel,
         if held: yield held
     # done, or closed early by the caller: stop generating at the next token and wait, so no thread outlives the stream
     finally:
-        halt.set(); thread.join()
+        halt.set()
+        thread.join()
     if errors: raise errors[0]
 
 # %% ../../nbs/38_agent.local_llm.ipynb #7bb88848
@@ -228,7 +236,8 @@ class TransformersPolicy:
         "Stream the reply as think/content deltas; the generator's return value is the whole reply."
         splitter, text = ThinkSplitter(), []
         for piece in self.model.stream(messages, **self.kw):
-            text.append(piece); yield from splitter.feed(piece)
+            text.append(piece)
+            yield from splitter.feed(piece)
         yield from splitter.flush()
         return ''.join(text)
 

@@ -43,7 +43,8 @@ def next_messages(self: Episode) -> list[dict]:
 # %% ../../nbs/33_agent.loop.ipynb #7e3021b0
 @patch
 def _emit(self: Episode, ev):
-    self.events.append(ev); return ev
+    self.events.append(ev)
+    return ev
 
 # %% ../../nbs/33_agent.loop.ipynb #73408694
 @patch
@@ -123,7 +124,8 @@ def act(self: Episode,
     if act.kind == 'answer':
         v = self.views[-1] if self.views else None
         self.answer = {'text': act.content, 'doc': v.doc if v else None, 'page': v.page if v else None}
-        out.append(self._emit({'event': 'answer', 'step': step, **self.answer})); self.done = True
+        out.append(self._emit({'event': 'answer', 'step': step, **self.answer}))
+        self.done = True
         return out
     error = act.error
     if not error:
@@ -135,7 +137,8 @@ def act(self: Episode,
         self.messages.append({'role': 'user', 'content': [{'type': 'text', 'text': text}]})
     self.step += 1
     if self.step >= self.agent.max_steps:
-        out.append(self._emit({'event': 'max_steps', 'steps': self.agent.max_steps})); self.done = True
+        out.append(self._emit({'event': 'max_steps', 'steps': self.agent.max_steps}))
+        self.done = True
     return out
 
 # %% ../../nbs/33_agent.loop.ipynb #9603d507
@@ -156,7 +159,8 @@ def stream_reply(
         except StopIteration as stop: return model_text(stop.value)
         d = {k: model_text(v) for k, v in d.items()}
         yield {'event': 'delta', 'step': step, **d}
-        parts.append(d); n += len(d.get('text') or '')
+        parts.append(d)
+        n += len(d.get('text') or '')
         # an endless or runaway stream: stop reading, the agent cuts the rest
         if max_chars is not None and n > max_chars:
             gen.close()
@@ -256,11 +260,13 @@ def run(self: VRAGAgent, question: str, # the user's question
                     reply = yield from stream_reply(self.policy, messages, ep.step, max_chars)
                 else: reply = self.policy(messages)
             except Exception as e:
-                yield ep.fail(policy_failed(e)); break
+                yield ep.fail(policy_failed(e))
+                break
             yield from ep.act(reply)
     # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
     except BaseException as e:
         if not ep.done: ep.fail(stopped_by(e))
-        self.trajectory = ep.trajectory(); raise
+        self.trajectory = ep.trajectory()
+        raise
     self.trajectory = ep.trajectory()
     yield {'event': 'done', 'trajectory': self.trajectory}

@@ -32,7 +32,9 @@ def similarities(question: str, # the question
     with _SIMS_LOCK:
         try: memo = _SIMS.setdefault(embedder, OrderedDict())
         except TypeError: memo = OrderedDict()  # an embedder that takes no weak reference: nothing remembered
-        if (hit := memo.get(key)) is not None: memo.move_to_end(key); return hit
+        if (hit := memo.get(key)) is not None:
+            memo.move_to_end(key)
+            return hit
     sims = embedder.embed_texts(list(texts)) @ embedder.embed_queries([question])[0]
     with _SIMS_LOCK:
         memo[key] = sims

@@ -27,7 +27,9 @@ def to_openai_messages(
     "Convert agent messages to the OpenAI chat format, rendering each view to a JPEG data URL (or to text)."
     out = [{'role': 'system', 'content': system}] if system else []
     for m in messages:
-        if isinstance(m['content'], str): out.append({'role': m['role'], 'content': m['content']}); continue
+        if isinstance(m['content'], str):
+            out.append({'role': m['role'], 'content': m['content']})
+            continue
         parts = []
         for c in m['content']:
             if c['type'] == 'image' and views_as is not None:
@@ -145,8 +147,12 @@ def stream(self: OpenAIPolicy, messages: list[dict], # agent messages (33_agent.
             usage = _usage(chunk) or usage  # sent in a last chunk without choices, where the server does
             if not getattr(chunk, 'choices', None): continue
             d, finish, seen = chunk.choices[0].delta, chunk.choices[0].finish_reason or finish, seen + 1
-            if r := _reasoning(d): reasoning.append(r); yield {'kind': 'think', 'text': r}
-            if d.content: content.append(d.content); yield from splitter.feed(d.content)
+            if r := _reasoning(d):
+                reasoning.append(r)
+                yield {'kind': 'think', 'text': r}
+            if d.content:
+                content.append(d.content)
+                yield from splitter.feed(d.content)
             for tc in getattr(d, 'tool_calls', None) or []:  # a tool call's name and arguments come in pieces
                 f = calls.setdefault(tc.index, {'function': {'name': '', 'arguments': ''}})['function']
                 f['name'] += (tc.function and tc.function.name) or ''

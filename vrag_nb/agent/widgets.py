@@ -19,7 +19,9 @@ __all__ = ['bbox_text', 'CropWidget', 'Playground', 'step_frames', 'render_step'
 
 # %% ../../nbs/36_agent.widgets.ipynb #8aa3de02
 def _jpeg(im: Image.Image, quality: int = 85) -> bytes:
-    buf = io.BytesIO(); im.convert('RGB').save(buf, 'JPEG', quality=quality); return buf.getvalue()
+    buf = io.BytesIO()
+    im.convert('RGB').save(buf, 'JPEG', quality=quality)
+    return buf.getvalue()
 
 # %% ../../nbs/36_agent.widgets.ipynb #707a927b
 def bbox_text(box: list[float], # [x1, y1, x2, y2], model-input pixels
@@ -71,7 +73,9 @@ def show(self: CropWidget, view: View, # the image to crop next (a page, or a cr
 @patch
 def back(self: CropWidget):
     "Return to the previous view."
-    if len(self.views) > 1: self.views.pop(); self._display()
+    if len(self.views) > 1:
+        self.views.pop()
+        self._display()
 
 # %% ../../nbs/36_agent.widgets.ipynb #ae67c5ee
 @patch
@@ -92,7 +96,8 @@ def _update(self: CropWidget, change=None):
         self.action.value, self.preview.value = '<i>draw a box on the image</i>', b''
     else:
         b = boxes[self.canvas.selected_index] if 0 <= self.canvas.selected_index < len(boxes) else boxes[-1]
-        x1, x2 = sorted([b['x'], b['x'] + b['width']]); y1, y2 = sorted([b['y'], b['y'] + b['height']])
+        x1, x2 = sorted([b['x'], b['x'] + b['width']])
+        y1, y2 = sorted([b['y'], b['y'] + b['height']])
         try: self.crop = crop_view(self.view, [x1, y1, x2, y2], self.pad)
         except ValueError as e:
             self.action.value, self.preview.value = f'<span style="color:#b00">{html.escape(str(e))}</span>', b''
@@ -161,14 +166,17 @@ def _note(self: Playground, text): self.history.value += f"<div style='color:#b0
 def act(self: Playground, reply: str, # the action text (the buttons build it)
        ) -> list[dict]: # the step's events
     "Send one reply through the episode, as a policy's would be; update the page and the log."
-    if self.episode.done: self._note('the episode is over'); return []
+    if self.episode.done:
+        self._note('the episode is over')
+        return []
     self.episode.next_messages()
     think = self.think.value.strip()
     evs = self.episode.act((f'<think>{think}</think>' if think else '') + reply)
     self.think.value = ''
     self.history.value += ''.join(f'<div>step {e.get("step", "")}: {_describe(e)}</div>' for e in evs)
     if self.episode.views and (not self.cropper.views or self.cropper.view != self.episode.views[-1]):
-        self.cropper.views = []; self.cropper.show(self.episode.views[-1])
+        self.cropper.views = []
+        self.cropper.show(self.episode.views[-1])
     if self.episode.done:
         for b in (self.search_button, self.crop_button, self.answer_button): b.disabled = True
     return evs
@@ -184,7 +192,9 @@ def trajectory(self: Playground) -> dict:
 def save(self: Playground) -> Path:
     "Write the trajectory to `out` (atomically)."
     if self.out is None: raise ValueError('no output path: Playground(..., out="trajectory.json")')
-    p = save_trajectory(self.trajectory, self.out); self._note(f'saved {p}'); return p
+    p = save_trajectory(self.trajectory, self.out)
+    self._note(f'saved {p}')
+    return p
 
 # %% ../../nbs/36_agent.widgets.ipynb #7d366d34
 def step_frames(traj: dict, # a trajectory (from `VRAGAgent.run`, the playground, or `load_trajectory`)
@@ -202,7 +212,8 @@ def render_step(frame: dict, # one of `step_frames`
     "The images of one step: the page or crop the model looked at, with its box drawn on it, and what it saw next."
     for e in frame['events']:
         if e['event'] == 'crop':
-            src = View.from_dict(e['source']); im = src.render()
+            src = View.from_dict(e['source'])
+            im = src.render()
             ImageDraw.Draw(im).rectangle(to_view_frame(e['region'], src), outline=color, width=4)
             return im, View.from_dict(e['view']).render()
         if e['event'] == 'search_image': return None, View.from_dict(e['view']).render()

@@ -60,8 +60,13 @@ def _printer():
     mid_line = False
     def show(e: dict):
         nonlocal mid_line
-        if e['event'] == 'delta': print(terminal_text(e['text']), end='', flush=True); mid_line = True; return
-        if mid_line: print(); mid_line = False
+        if e['event'] == 'delta':
+            print(terminal_text(e['text']), end='', flush=True)
+            mid_line = True
+            return
+        if mid_line:
+            print()
+            mid_line = False
         if e['event'] != 'done': print_event(e)
     return show
 
@@ -81,10 +86,12 @@ def ask(index: PageIndex, # the index to search
     # the first Ctrl-C stops the run; a second waits for the save it would cut short
     with sigint_deferred(first_raises=True) as saving:
         stopped = drive(agent, question, show)
-        saving(); show({'event': 'done'})
+        saving()
+        show({'event': 'done'})
         traj = agent.trajectory
         if out:
-            out = Path(out); out.mkdir(parents=True, exist_ok=True)
+            out = Path(out)
+            out.mkdir(parents=True, exist_ok=True)
             crops = [e for e in traj['events'] if e['event'] == 'crop']
             for i, e in enumerate(crops):
                 p = out / f'{name}_crop{i + 1}.jpg'
@@ -110,11 +117,14 @@ def ask_vimrag(index: PageIndex, # the index to search
     # the first Ctrl-C stops the run; a second waits for the save it would cut short
     with sigint_deferred(first_raises=True) as saving:
         stopped = drive(agent, question, show)
-        saving(); show({'event': 'done'})
+        saving()
+        show({'event': 'done'})
         traj = agent.trajectory
         if out:
-            out = Path(out); out.mkdir(parents=True, exist_ok=True)
-            save_trajectory(traj, out/'trajectory.json'); graph_html(agent.graph, out/'graph.html')
+            out = Path(out)
+            out.mkdir(parents=True, exist_ok=True)
+            save_trajectory(traj, out/'trajectory.json')
+            graph_html(agent.graph, out/'graph.html')
     if stopped is not None: raise stopped
     return traj
 
@@ -151,7 +161,9 @@ def vrag_ask(index_dir: Param('index dir written by vrag_index', str),
     try:
         if mode == 'vimrag': traj = ask_vimrag(idx, question, policy, out, max_steps=max_steps or 20, stream=stream)
         else: traj = ask(idx, question, policy, out, max_steps=max_steps or 10, stream=stream, preset=prompt)
-    except KeyboardInterrupt: print(f'interrupted (Ctrl-C){saved()}', file=sys.stderr); sys.exit(130)
+    except KeyboardInterrupt:
+        print(f'interrupted (Ctrl-C){saved()}', file=sys.stderr)
+        sys.exit(130)
     except Exception as e: die(f'the run failed: {type(e).__name__}: {e}{saved()}', 1)
     if out:
         print(f'trajectory saved to {Path(out)/"trajectory.json"}' +

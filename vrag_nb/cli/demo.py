@@ -31,7 +31,8 @@ def vrag_demo(out: Param('output dir: index, trajectories, crops', str) = 'demo_
     t0, data = time.time(), Path(vrag_nb.__file__).resolve().parent.parent/'data'
     pdfs, qa = Path(pdfs or data/'pdfs'), Path(qa or data/'qa.json')
     if not pdfs.is_dir() or not qa.is_file(): die(f'sample data not found ({pdfs}, {qa}): pass --pdfs and --qa')
-    out = Path(out); idx_dir = out/'index'
+    out = Path(out)
+    idx_dir = out/'index'
     print(f'== corpus and index: {pdfs} -> {idx_dir}')
     rep = build_corpus(pdfs, idx_dir)
     try:  # reuse the index only if it was built from exactly these pages

@@ -48,8 +48,12 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
         print(f'interrupted (Ctrl-C): results of what was done in {Path(out) / "results.json"}; the same command '
               f'finishes the rest', file=sys.stderr)
         # at once: model calls still in flight after a second Ctrl-C would hold a normal exit until their deadline
-        sys.stdout.flush(); sys.stderr.flush(); os._exit(130)
-    if as_json: print(js.dumps(res)); return
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    if as_json:
+        print(js.dumps(res))
+        return
     print(f"{len(exs)} questions · policy: {policy_name} · prompt: {preset} · judge: {res['judge']}")
     cols = ('accuracy', 'anls', 'em', 'f1', 'mean_steps', 'invalid_rate', 'finish_rate')
     print(f"{'mode':8s} {'questions':14s} " + ' '.join(f'{h:>7s}' for h in ('acc', 'anls', 'em', 'f1', 'steps',
@@ -58,7 +62,9 @@ def _eval_agent(idx, exs, out, modes, base_url, model, api_key, judge_url, judge
     for m, r in res['modes'].items():  # all, then by query type, then by source type (VRAG-RL Table 1's columns)
         by_source = [('src:' + s, x) for s, x in r['by_source'].items()]
         for name, x in [('all', r['all']), *r['by_type'].items(), *by_source]:
-            if not x.get('n'): print(f'{m:8s} {name:14s} no scored questions (see the failures below)'); continue
+            if not x.get('n'):
+                print(f'{m:8s} {name:14s} no scored questions (see the failures below)')
+                continue
             lo, hi = x['accuracy_ci90']
             sq = f"{x['seconds_per_query']:9.2f}" if 'seconds_per_query' in x else ' ' * 9
             print(f'{m:8s} {name:14s} ' + ' '.join(f'{x[k]:7.3f}' for k in cols) + f" {x['n']:7d}"
@@ -89,10 +95,13 @@ def _eval_retrieval(idx, # the loaded index
     res = {**summary(runs[default]), 'method': default, 'embedder': idx.meta['embedder'],
            'methods': {m: summary(r) for m, r in runs.items()}}
     if out:
-        out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(js.dumps({**res, 'rows': {m: r['rows'] for m, r in runs.items()}}, indent=1))
         plot_retrieval(runs, out.with_suffix('.png'))
-    if json: print(js.dumps(res)); return
+    if json:
+        print(js.dumps(res))
+        return
     print(f"{idx.meta['embedder']} index, {res['n']} questions (default method: {default})")
     print(f"{'method':8s} {'questions':10s} {'recall@1':>9s} {'recall@5':>9s} {'mrr@10':>9s} {'ndcg@5':>9s} {'n':>4s}")
     for m, r in runs.items():

@@ -20,7 +20,8 @@ def die(msg: str, # what went wrong, one line
         code: int = 2, # exit status (2: bad arguments or input, as argparse uses)
        ):
     "Print `error: msg` to stderr and exit with `code`: how every console script stops on bad input."
-    print(f'error: {msg}', file=sys.stderr); sys.exit(code)
+    print(f'error: {msg}', file=sys.stderr)
+    sys.exit(code)
 
 # %% ../../nbs/80_cli.index.ipynb #00cc1d67
 def load_index(index_dir, # index dir written by `vrag_index`
@@ -132,9 +133,13 @@ def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
     with index_lock(index_dir) if changing else contextlib.nullcontext(), writes(index_dir):  # one writer at a time
         idx = load_index(index_dir)
         try:
-            for doc in remove or []: idx.remove(doc); print(f'removed {doc}')
+            for doc in remove or []:
+                idx.remove(doc)
+                print(f'removed {doc}')
             if add: idx.add(add)
-            if merge: idx.merge(merge); print(f'merged {merge}')
+            if merge:
+                idx.merge(merge)
+                print(f'merged {merge}')
         except (KeyError, ValueError, FileNotFoundError) as e: die(str(e).strip('"'))
     for doc, n in idx.documents().items(): print(f'{n:6d}  {doc}')
     print(f'{len(idx)} pages in {len(idx.documents())} documents, {idx.index.ntotal} vectors ({idx.meta["kind"]})')

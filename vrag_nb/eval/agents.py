@@ -21,7 +21,9 @@ def _load_rows(path: Path, key: str) -> dict:
     "Rows of a cache file with this settings key, by uid; a torn last line (a killed run) is cut off."
     if not path.exists(): return {}
     data = path.read_bytes()
-    if data and not data.endswith(b'\n'): data = data[:data.rfind(b'\n') + 1]; atomic_write(path, data)
+    if data and not data.endswith(b'\n'):
+        data = data[:data.rfind(b'\n') + 1]
+        atomic_write(path, data)
     rows = (json.loads(l) for l in data.decode().splitlines() if l.strip())
     return {r['uid']: r for r in rows if r.get('key') == key}
 
@@ -180,15 +182,20 @@ def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not
             traj = {**run_question(index, e['query'], mode, policy, max_steps, preset), 'run_key': run_key}
             save_trajectory(traj, path)  # finished or not: what the model did, to read
         if not traj['finished']: raise _Unfinished(traj['error'])
-        t1 = time.time(); row = score_row(traj, e, judge, pages)  # the judge's call, counted apart from the run's
+        t1 = time.time()
+        row = score_row(traj, e, judge, pages)  # the judge's call, counted apart from the run's
         row.setdefault('seconds', round(t1 - t0, 3))  # a trajectory saved before runs were metered: the replay's
         return {**row, 'judge_calls': int(bool(row['answer'])), 'judge_seconds': round(time.time() - t1, 3), 'key': key}
     def record(fut, e):
         x = None if fut.cancelled() else fut.exception()
         if fut.cancelled(): err = 'interrupted (Ctrl-C) before it started'
         elif x is None:
-            row = fut.result(); f.write(json.dumps(row, ensure_ascii=False) + '\n'); f.flush(); os.fsync(f.fileno())
-            done[e['uid']] = row; return
+            row = fut.result()
+            f.write(json.dumps(row, ensure_ascii=False) + '\n')
+            f.flush()
+            os.fsync(f.fileno())
+            done[e['uid']] = row
+            return
         else: err = str(x) if isinstance(x, _Unfinished) else f'{type(x).__name__}: {x}'
         failed.append({'uid': e['uid'], 'mode': mode, 'error': err})
         print(f'{mode} {e["uid"]}: failed, skipped ({err})', file=sys.stderr)
@@ -203,7 +210,9 @@ def _run_mode(index, todo: list[dict], mode: str, # the index; the questions not
         stop.set()
         again = _wind_down(futs, recorded, record, lambda e: failed.append(
             {'uid': e['uid'], 'mode': mode, 'error': 'interrupted (Ctrl-C twice) in flight'}))
-    finally: ex.shutdown(wait=not again, cancel_futures=True); f.close()
+    finally:
+        ex.shutdown(wait=not again, cancel_futures=True)
+        f.close()
 
 # %% ../../nbs/54_eval.agents.ipynb #ab9b36e3
 def evaluate_agent(index, # a `PageIndex`
@@ -284,18 +293,24 @@ def _plot(res: dict, path: Path):
                [x.get('accuracy_ci90', [a, a])[1] - a for a, x in zip(acc, s)]]
         axs[0].bar([i + k * width for i in range(len(types))], acc, width, yerr=err, capsize=2, label=mode)
         if timed:
-            a = r['all']; lo, hi = a['accuracy_ci90']
+            a = r['all']
+            lo, hi = a['accuracy_ci90']
             axs[1].errorbar(a['seconds_per_query'], a['accuracy'], yerr=[[a['accuracy'] - lo], [hi - a['accuracy']]],
                             fmt='o', capsize=3, label=mode)
     n = lambda t: (next(iter(modes.values()))['all'] if t == 'all' else
                    next(iter(modes.values()))['by_type'].get(t, {})).get('n', 0)
     axs[0].set_xticks([i + width * (len(modes) - 1) / 2 for i in range(len(types))], [f'{t}\nn={n(t)}' for t in types])
-    axs[0].set_ylim(0, 1); axs[0].set_ylabel('accuracy (90 % Wilson interval)'); axs[0].legend(fontsize=7, ncol=2)
+    axs[0].set_ylim(0, 1)
+    axs[0].set_ylabel('accuracy (90 % Wilson interval)')
+    axs[0].legend(fontsize=7, ncol=2)
     axs[0].set_title(f"policy: {res['policy']} · judge: {res['judge']}", fontsize=8)
     if timed:
-        axs[1].set_xlabel('seconds per query (mean)'); axs[1].set_ylim(0, 1); axs[1].legend(fontsize=7)
+        axs[1].set_xlabel('seconds per query (mean)')
+        axs[1].set_ylim(0, 1)
+        axs[1].legend(fontsize=7)
         axs[1].set_title('accuracy against cost', fontsize=8)
-    fig.tight_layout(); fig.savefig(path, dpi=100)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
 
 def write_results(res: dict, # from `evaluate_agent`
                   out_dir: str | Path, # destination folder
@@ -303,7 +318,9 @@ def write_results(res: dict, # from `evaluate_agent`
     "Write results.json, results.csv (`COLUMNS` per baseline and type) and results.png (`_plot`)."
     out_dir = Path(out_dir)
     atomic_write(out_dir/'results.json', json.dumps(res, indent=1, ensure_ascii=False))
-    buf = io.StringIO(); w = csv.writer(buf); w.writerow(['mode', 'query_type', 'source_type', *COLUMNS])
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(['mode', 'query_type', 'source_type', *COLUMNS])
     for mode, r in res['modes'].items():
         groups = [('all', 'all', r['all']), *[(t, 'all', s) for t, s in r['by_type'].items()],
                   *[('all', t, s) for t, s in r.get('by_source', {}).items()]]

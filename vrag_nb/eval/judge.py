@@ -130,7 +130,9 @@ def batch(self: LLMJudge, items: list[tuple], # [(question, reference, answer)]
     "Judge many answers concurrently; a failure is reported and skipped, the rest go on."
     def one(it):
         try: return self(*it)
-        except JudgeError as e: print(f'judge failed on {it[0][:60]!r}: {e}', file=sys.stderr); return None
+        except JudgeError as e:
+            print(f'judge failed on {it[0][:60]!r}: {e}', file=sys.stderr)
+            return None
     with ThreadPoolExecutor(self.concurrency) as ex:
         return list(tqdm(ex.map(one, items), total=len(items), desc='judge', disable=not progress))
 

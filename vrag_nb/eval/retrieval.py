@@ -161,7 +161,8 @@ def plot_retrieval(results: dict, # method name -> result of `evaluate_retrieval
     from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
     keys, names = ['recall@1', 'recall@5', 'mrr@10', 'ndcg@5'], list(results)
     types = sorted({t for r in results.values() for t in r['by_type']})
-    fig = Figure(figsize=(10, 3.6)); a1, a2 = fig.subplots(1, 2)
+    fig = Figure(figsize=(10, 3.6))
+    a1, a2 = fig.subplots(1, 2)
     w = 0.8 / len(names)
     for i, n in enumerate(names):
         a1.bar([j + i * w for j in range(len(keys))], [results[n][k] for k in keys], w, label=n)

@@ -53,7 +53,9 @@ def sent_size(messages: list[dict], # agent messages (33_agent.loop): text, or p
         parts = m['content'] if isinstance(m['content'], list) else [{'type': 'text', 'text': m['content']}]
         for part in parts:
             if part.get('type') == 'image':
-                w, h = part['view']['size']; images += 1; pixels += w * h
+                w, h = part['view']['size']
+                images += 1
+                pixels += w * h
             else: chars += len(part.get('text') or '')
     return chars, images, pixels
 
@@ -71,7 +73,9 @@ class Metered:
         chars, images, pixels = sent_size(messages)
         rec, t0 = dict(images=images, image_pixels=pixels), time.perf_counter()
         try: reply = self.policy(messages)
-        except BaseException: self.calls.append({**rec, 'seconds': time.perf_counter() - t0, 'failed': True}); raise
+        except BaseException:
+            self.calls.append({**rec, 'seconds': time.perf_counter() - t0, 'failed': True})
+            raise
         usage = getattr(reply, 'usage', None)
         est = dict(prompt_tokens=-(-chars // EST_CHARS_PER_TOKEN) + -(-pixels // IMAGE_TOKEN_PIXELS),
                    completion_tokens=-(-len(str(reply)) // EST_CHARS_PER_TOKEN))

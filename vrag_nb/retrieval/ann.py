@@ -48,7 +48,8 @@ def make_index(vectors: np.ndarray, # float32 [n, d], rows L2-normalised
         sample = vectors[np.random.default_rng(seed).permutation(n)[:min(n, 64 * nlist)]]
         if len(sample) < 256:
             raise ValueError(f'IVF-PQ needs at least 256 vectors to train its codebooks, got {n}: use flat')
-        index.train(sample); index.nprobe = nprobe
+        index.train(sample)
+        index.nprobe = nprobe
     else: raise ValueError(f'kind must be one of {KINDS}, got {kind!r}')
     index.add(vectors)
     return index
@@ -85,14 +86,19 @@ def benchmark_kinds(x: np.ndarray, # float32 [n, d] base vectors
                    # kind -> {'build_s', 'latency_ms' (median, single query), 'recall@10', 'bytes_per_vector'}
                    ) -> dict:
     "Build each kind over `x` and measure build time, single-query latency and recall@k against exact search."
-    exact = faiss.IndexFlatIP(x.shape[1]); exact.add(x)
+    exact = faiss.IndexFlatIP(x.shape[1])
+    exact.add(x)
     _, gt = exact.search(q, k)
     out = {}
     for kind in kinds:
-        t = time.perf_counter(); index = make_index(x, kind); build = time.perf_counter() - t
+        t = time.perf_counter()
+        index = make_index(x, kind)
+        build = time.perf_counter() - t
         lat = []
         for row in q:
-            t = time.perf_counter(); index.search(row[None], k); lat.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            index.search(row[None], k)
+            lat.append(time.perf_counter() - t)
         _, ids = index.search(q, k)
         rec = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(ids, gt)]))
         out[kind] = {

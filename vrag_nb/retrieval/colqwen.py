@@ -75,7 +75,8 @@ def embed_images(self: ColQwen2Embedder, images: list[Image.Image], # page image
     for s in range(0, len(images), self.batch_size):
         batch = [im.convert('RGB') for im in images[s:s + self.batch_size]]
         enc = self.ip(images=batch, return_tensors='pt')
-        thw = enc['image_grid_thw']; n = thw.prod(-1).tolist()
+        thw = enc['image_grid_thw']
+        n = thw.prod(-1).tolist()
         # what the model unpads
         pixel = torch.nn.utils.rnn.pad_sequence(torch.split(enc['pixel_values'], n), batch_first=True)
         pads = lambda k: '<|image_pad|>' * (k // self.merge**2)

@@ -45,7 +45,9 @@ def find_sources(sources: list[str | Path] | str | Path, # PDF, image or video f
                     continue
                 if p.is_file(): cands.append(p)
         elif src.is_file(): cands = [src]
-        else: skipped.append((str(src), 'no such file or folder')); continue
+        else:
+            skipped.append((str(src), 'no such file or folder'))
+            continue
         for p in cands:
             ext = p.suffix.lower()
             if ext == '.pdf' or ext in IMAGE_EXTS or ext in VIDEO_EXTS: files.append(p)
@@ -124,7 +126,9 @@ def _render_page(pg, path: Path, i: int, out_dir: Path, dpi, quality, ocr, min_c
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #e134de10
 def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
-    try: img = Image.open(path); img.load()
+    try:
+        img = Image.open(path)
+        img.load()
     except Exception as e: raise SkipFile(f'not a readable image ({type(e).__name__}: {e})') from None
     img = img.convert('RGB')
     doc, page = _image_doc(Path(path))
@@ -191,7 +195,8 @@ def _resumed_chunks(parts: Path, # `pages/.done/<name>.parts`: each chunk an ear
     try: same = json.loads((parts/'settings.json').read_text()) == want
     except (OSError, ValueError): same = False
     if not same:  # nothing of it, or of another file or other settings
-        shutil.rmtree(parts, ignore_errors=True); parts.mkdir(parents=True)
+        shutil.rmtree(parts, ignore_errors=True)
+        parts.mkdir(parents=True)
         atomic_write(parts/'settings.json', json.dumps(want))
         return tasks
     out = []
@@ -272,7 +277,8 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
     if workers is None: workers = min(8, os.cpu_count() or 1) if sum(t[3] for t in tasks if t[1]) >= 32 else 1
     with tqdm(total=sum(t[3] for t in tasks), desc='corpus', unit='page', disable=not progress) as bar:
         def finish(key, pages, fn=None, args=None):
-            results[key].append(pages); bar.update(len(pages))
+            results[key].append(pages)
+            bar.update(len(pages))
             if fn is not None and fn.__name__ == '_render_range':  # a PDF's chunk, kept for a run after a Ctrl-C
                 write_jsonl(done_dir/f'{key}.parts'/f'{args[1] + 1}.jsonl', pages)
             if len(results[key]) == len(todo[key]):  # the document is complete: record it

@@ -52,7 +52,9 @@ def _replace(self: IndexDocuments, pages: list[Page], vecs: np.ndarray, owner: n
     "Rebuild the FAISS index of the same kind over `vecs`, BM25 over `pages`, and commit everything with new meta."
     old = _cpu(self.index)
     if self.meta['kind'] == 'ivfpq':  # keep the trained quantisers: re-adding decoded vectors is lossless for PQ codes
-        index = faiss.clone_index(old); index.reset(); index.add(vecs)
+        index = faiss.clone_index(old)
+        index.reset()
+        index.add(vecs)
     else: index = make_index(vecs, self.meta['kind'])
     bm25 = BM25Pages.build([p.text for p in pages])
     rel = [

@@ -65,7 +65,8 @@ class MiniLMEmbedder:
             raise ValueError('need 0 < passage_stride <= passage_tokens <= max_length - 2')
         self.passage_tokens, self.passage_stride = passage_tokens, passage_stride
         self.splitter = Tokenizer.from_file(str(tok))  # the same vocabulary, without truncation or padding
-        self.splitter.no_truncation(); self.splitter.no_padding()
+        self.splitter.no_truncation()
+        self.splitter.no_padding()
 
 # %% ../../nbs/13_retrieval.embed.ipynb #40935531
 @patch
@@ -128,7 +129,8 @@ def page_passages(pages: list[Page], # corpus pages
     texts, owner = [], []
     for i, p in enumerate(pages):
         ps = split(p.text) if p.text.strip() else [p.doc]
-        texts += ps; owner += [i] * len(ps)
+        texts += ps
+        owner += [i] * len(ps)
     return texts, np.asarray(owner, np.int64)
 
 @patch
@@ -169,7 +171,8 @@ class E5Embedder:
         from tokenizers import Tokenizer
         self.model, self.passage_tokens, self.passage_stride = E5(num_threads=threads), passage_tokens, passage_stride
         self.splitter = Tokenizer.from_file(str(_minilm_paths()[1]))  # MiniLM's vocabulary, only to cut passages
-        self.splitter.no_truncation(); self.splitter.no_padding()
+        self.splitter.no_truncation()
+        self.splitter.no_padding()
     split_passages = MiniLMEmbedder.split_passages
     def __repr__(self): return f'E5Embedder({self.name!r}, passages={self.passage_tokens}/{self.passage_stride})'
 

@@ -279,9 +279,12 @@ def _build_key(files: list[Path], embedder: str) -> str:
     "SHA-256 of the files (names and bytes), the embedder's name, and this package's retrieval code."
     import hashlib
     h = hashlib.sha256(f'{vrag_nb.__version__}\0{embedder}\0'.encode())
-    for f in files: h.update(f'{f.name}\0'.encode()); h.update(hashlib.sha256(f.read_bytes()).digest())
+    for f in files:
+        h.update(f'{f.name}\0'.encode())
+        h.update(hashlib.sha256(f.read_bytes()).digest())
     for f in sorted((Path(vrag_nb.__file__).parent/'retrieval').glob('*.py')):
-        h.update(f.name.encode()); h.update(f.read_bytes())
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
     return h.hexdigest()
 
 def index_pdfs(files: list[str | Path], # PDFs (or videos), in the order the corpus lists them
@@ -308,7 +311,9 @@ def index_pdfs(files: list[str | Path], # PDFs (or videos), in the order the cor
         fcntl.flock(lock, fcntl.LOCK_EX)  # one build per key at a time; the others wait, then copy it
         if not (built/'meta.json').exists():
             work = Path(tempfile.mkdtemp(dir=root, prefix='.building-'))
-            build_corpus(files, work, progress=False); PageIndex.build(work, embedder, progress=False)
-            shutil.rmtree(built, ignore_errors=True); os.replace(work, built)
+            build_corpus(files, work, progress=False)
+            PageIndex.build(work, embedder, progress=False)
+            shutil.rmtree(built, ignore_errors=True)
+            os.replace(work, built)
     shutil.copytree(built, dest, dirs_exist_ok=True)
     return PageIndex.load(dest)

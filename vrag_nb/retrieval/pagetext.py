@@ -47,7 +47,9 @@ def pdf_lines(page: pymupdf.Page, # a PyMuPDF page
             if not (t := clean_text(' '.join(s['text'] for s in l['spans']))): continue
             x0, y0, x1, y1 = l['bbox']
             r = next((r for r in rows if r[1] <= (y0 + y1) / 2 <= r[3]), None)  # a cell of a row already begun
-            if r: r[:4] = min(r[0], x0), min(r[1], y0), max(r[2], x1), max(r[3], y1); r[4].append((x0, t))
+            if r:
+                r[:4] = min(r[0], x0), min(r[1], y0), max(r[2], x1), max(r[3], y1)
+                r[4].append((x0, t))
             else: rows.append([x0, y0, x1, y1, [(x0, t)]])
         out += [[*(round(v * scale, 1) for v in r[:4]), ' '.join(t for _, t in sorted(r[4]))] for r in rows]
     return out

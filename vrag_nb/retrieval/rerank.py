@@ -105,7 +105,8 @@ def _best_window(toks: list[str], weight: dict, size: int) -> float:
         count[t] = count.get(t, 0) + 1
         if count[t] == 1: mass += weight[t]
         while hits[lo][0] <= j - size:
-            u = hits[lo][1]; count[u] -= 1
+            u = hits[lo][1]
+            count[u] -= 1
             if count[u] == 0: mass -= weight[u]
             lo += 1
         best = max(best, mass)
@@ -211,7 +212,9 @@ def rerank(self: Reranker,
     s = self.features(index)(query, head, dense, sparse) @ self.weights
     order = sorted(range(len(head)), key=lambda i: (-s[i], i))
     out = [(head[i][0], float(s[i])) for i in order]
-    if tail: shift = float(s.min()) - 1.0 - max(f for _, f in tail); out += [(p, f + shift) for p, f in tail]
+    if tail:
+        shift = float(s.min()) - 1.0 - max(f for _, f in tail)
+        out += [(p, f + shift) for p, f in tail]
     return out
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr16

@@ -167,8 +167,11 @@ class HashCheck:
         try: bad = check_hashes(path, self.index.meta)
         except Exception as e:
             self.state = 'failed'
-            log.error('the files of the index in %s could not be hashed: %s: %s', path, type(e).__name__, e); return
-        if bad is None: self.state = 'superseded'; return  # another commit since the load: the follower checks it
+            log.error('the files of the index in %s could not be hashed: %s: %s', path, type(e).__name__, e)
+            return
+        if bad is None:
+            self.state = 'superseded'
+            return  # another commit since the load: the follower checks it
         self.damaged, self.state = bad, 'damaged' if bad else 'match'
         if bad:
             log.error('the index in %s is DAMAGED: the bytes of %s differ from the SHA-256 its meta.json records; '
@@ -179,7 +182,9 @@ class HashCheck:
 # %% ../../nbs/22_retrieval.server.ipynb #srvfl01
 def _stamp(path: Path) -> tuple | None:
     "What changes when a commit replaces meta.json (it moves last): its inode, mtime and size; None when there is none."
-    try: st = (path/'meta.json').stat(); return st.st_ino, st.st_mtime_ns, st.st_size
+    try:
+        st = (path/'meta.json').stat()
+        return st.st_ino, st.st_mtime_ns, st.st_size
     except OSError: return None
 
 class IndexFollower:
@@ -193,7 +198,9 @@ class IndexFollower:
         threading.Thread(target=self._loop, daemon=True).start()
 
     def _loop(self):
-        while True: time.sleep(self.every); self.check()
+        while True:
+            time.sleep(self.every)
+            self.check()
 
     def check(self) -> bool:
         """Switch to the index on disk if a commit changed it since the last look, or if the last change failed to load
@@ -211,7 +218,9 @@ class IndexFollower:
                                  unverified=not old.meta.get('files'))
             new.rerank = old.rerank  # the re-ranking asked for (vrag_serve --rerank) holds across reloads
             if not new.hashed and new.meta.get('files'):  # too large to hash at load: hashed here, before switching
-                if (bad := check_hashes(new.path, new.meta)) is None: self.stamp = None; return False  # changed again
+                if (bad := check_hashes(new.path, new.meta)) is None:
+                    self.stamp = None
+                    return False  # changed again
                 if bad: raise DamagedIndex(new.path, bad[0], 'its bytes changed: the SHA-256 differs from the one '
                                            'meta.json records' + (f' (so do {", ".join(bad[1:])})' if bad[1:] else ''))
                 new.hashed = True
@@ -341,7 +350,9 @@ def _page(self: SearchClient, rec: dict) -> Page:
     if not Path(path).exists():
         local = cache_dir('pages', self.base_url.split('//')[-1].replace(':', '_'))/f'{doc}_{page}.jpg'
         if not local.exists():
-            r = self.http.get(f'/pages/{doc}/{page}'); r.raise_for_status(); local.write_bytes(r.content)
+            r = self.http.get(f'/pages/{doc}/{page}')
+            r.raise_for_status()
+            local.write_bytes(r.content)
         path = str(local)
     return Page(doc, int(page), path)
 

@@ -17,13 +17,16 @@ class OncePer(logging.Filter):
     def __init__(self, every: float = 10.0, # seconds between two records of one cause
                  clock=time.monotonic, # () -> seconds; tests pass a fake one
                 ):
-        super().__init__(); self.every, self.clock, self.seen = every, clock, {}
+        super().__init__()
+        self.every, self.clock, self.seen = every, clock, {}
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None  # a cause: logger, message and exception kind
         key = (record.name, record.getMessage()[:200], type(exc).__name__, getattr(exc, 'errno', None))
         now, (last, held) = self.clock(), self.seen.get(key, (None, 0))
-        if last is not None and now - last < self.every: self.seen[key] = (last, held + 1); return False
+        if last is not None and now - last < self.every:
+            self.seen[key] = (last, held + 1)
+            return False
         if len(self.seen) > 1000: self.seen.clear()  # bounded, whatever the messages
         self.seen[key] = (now, 0)
         if held:
@@ -81,7 +84,9 @@ def guarded_h11(header_timeout: float, # seconds a connection has to send a whol
         def handle_events(self):
             cycle = self.cycle
             super().handle_events()
-            if self.cycle is not cycle and self.head_timer: self.head_timer.cancel(); self.head_timer = None
+            if self.cycle is not cycle and self.head_timer:
+                self.head_timer.cancel()
+                self.head_timer = None
 
         def on_response_complete(self):
             super().on_response_complete()

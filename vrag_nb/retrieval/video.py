@@ -53,7 +53,9 @@ def video_info(path: str | Path, # a video file
     "Duration, frame rate and size from the container's header; raises `VideoError` when it is not a readable video."
     import imageio_ffmpeg
     try:
-        gen = imageio_ffmpeg.read_frames(str(path)); meta = next(gen); gen.close()
+        gen = imageio_ffmpeg.read_frames(str(path))
+        meta = next(gen)
+        gen.close()
     except Exception as e:
         raise VideoError(
             f'not a readable video ({type(e).__name__}: '
@@ -116,7 +118,8 @@ def frame_file(video: str | Path, # a video file (a chunk)
     key = hashlib.sha1(f'{video}:{video.stat().st_mtime_ns}'.encode()).hexdigest()[:16]
     out = cache_dir('frames')/f'{key}_{round(float(t) * 1000)}.jpg'
     if not out.exists():
-        buf = io.BytesIO(); video_frames(video, [t])[0].save(buf, 'JPEG', quality=quality)
+        buf = io.BytesIO()
+        video_frames(video, [t])[0].save(buf, 'JPEG', quality=quality)
         atomic_write(out, buf.getvalue())
     return str(out)
 

@@ -95,7 +95,9 @@ def embed(self: VLMEmbedder, items: list, # str (text) and/or PIL images
     import torch
     out, i = [], 0
     while i < len(items):
-        try: out.append(self._forward(items[i:i + self.batch_size])); i += self.batch_size
+        try:
+            out.append(self._forward(items[i:i + self.batch_size]))
+            i += self.batch_size
         except (torch.cuda.OutOfMemoryError, MemoryError):
             if self.batch_size == 1: raise
             self.batch_size //= 2

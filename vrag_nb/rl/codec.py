@@ -62,10 +62,13 @@ def view_text(view: View, # the image the model would see
         if whole and len(words) > block_chars: words = words[:block_chars - 1].rstrip() + '…'
         line = _line(b, view, words)
         if len(line) > left:  # a crop's line is cut to what is left; then the rest are counted
-            if not whole and left > 24: lines.append(line[:left - 1] + '…'); k += 1
+            if not whole and left > 24:
+                lines.append(line[:left - 1] + '…')
+                k += 1
             if k < len(inside): lines.append(f'({len(inside) - k} more {kind} not shown)')
             break
-        lines.append(line); left -= len(line) + 1
+        lines.append(line)
+        left -= len(line) + 1
     return '\n'.join(lines)
 
 # %% ../../nbs/64_rl.codec.ipynb #c4c77db7
@@ -145,7 +148,8 @@ def message(self: ChatCodec, m: dict, # a user or system message of the agent (t
             v = View.from_dict(c['view'])
             body += self.text(view_text(v, self.pages.get((v.doc, v.page)), self.obs_chars))
         else:
-            n, feats = self.image(View.from_dict(c['view'])); images.append(feats)
+            n, feats = self.image(View.from_dict(c['view']))
+            images.append(feats)
             body += self.text('<|vision_start|>', True) + [self.image_pad] * n + self.text('<|vision_end|>', True)
     return self.text(f"<|im_start|>{m['role']}\n", True) + body + [self.im_end] + self.newline, images
 

@@ -24,7 +24,8 @@ def answer_path(graph: list[dict], # the memory graph in list-of-nodes form (roo
     while todo:
         v = todo.pop()
         if v in seen or v not in parents: continue
-        seen.add(v); todo += parents[v]
+        seen.add(v)
+        todo += parents[v]
     return seen
 
 # %% ../../nbs/63_rl.ggpo.ipynb #c4bdab45

@@ -178,7 +178,9 @@ def rollout_from_messages(
                              enc(piece[:piece.index(msgs[k]['content'])]))] if piece.index(msgs[k]['content']) else []
             ro.segments.append(('model', enc(piece[piece.index(msgs[k]['content']):cut])))
             carry = piece[cut:]
-        else: ro.segments.append(('obs', enc(piece))); carry = ''
+        else:
+            ro.segments.append(('obs', enc(piece)))
+            carry = ''
     if carry: ro.segments.append(('obs', enc(carry)))
     return ro
 

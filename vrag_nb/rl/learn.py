@@ -80,7 +80,8 @@ def best_of(teachers: dict, # name -> demonstrator (messages -> reply text), tri
     for name, teacher in teachers.items():
         rows = play(left, teacher) if left else []
         new = {e['uid']: r for e, r in zip(left, rows) if r.parts.get('r_ans', 0.0) >= right}
-        kept.update(new); added[name] = len(new)
+        kept.update(new)
+        added[name] = len(new)
         left = [e for e in left if e['uid'] not in kept]
     return kept, added
 
@@ -93,11 +94,16 @@ def save_policy(model, # the trained policy (a peft model, or one with fp32 mast
     "Save a policy as a plain transformers directory, LoRA merged into the base and weights in their compute dtype."
     m, path = copy.deepcopy(model), Path(path)
     if hasattr(m, 'merge_and_unload'): m = m.merge_and_unload()
-    if (dt := getattr(m, 'vrag_compute_dtype', None)) is not None: m = m.to(dt); del m.vrag_compute_dtype
-    tmp = path.with_name(path.name + '.tmp'); shutil.rmtree(tmp, ignore_errors=True)
-    m.save_pretrained(tmp); tokenizer.save_pretrained(tmp)
+    if (dt := getattr(m, 'vrag_compute_dtype', None)) is not None:
+        m = m.to(dt)
+        del m.vrag_compute_dtype
+    tmp = path.with_name(path.name + '.tmp')
+    shutil.rmtree(tmp, ignore_errors=True)
+    m.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
     if image_processor is not None: image_processor.save_pretrained(tmp)
-    shutil.rmtree(path, ignore_errors=True); os.replace(tmp, path)
+    shutil.rmtree(path, ignore_errors=True)
+    os.replace(tmp, path)
     return path
 
 # %% ../../nbs/69_rl.learn.ipynb #c9c12e47
@@ -109,16 +115,22 @@ def plot_policy_metrics(history: list[dict], # records from `train_policy` (or i
     from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
     g = [h for h in history if h['phase'] == 'grpo']
     x = [h['step'] for h in g]
-    fig = Figure(figsize=(16, 3)); axs = fig.subplots(1, 4)
+    fig = Figure(figsize=(16, 3))
+    axs = fig.subplots(1, 4)
     for ax, keys, title in zip(axs[:3], [('reward_mean', 'r_pat', 'r_ret', 'r_ans'), ('searches', 'crops', 'images'),
                                          ('kl', 'entropy')], ['reward', 'per rollout', 'KL, entropy']):
         for k in keys: ax.plot(x, [h[k] for h in g], marker='.', label=k)
-        ax.legend(fontsize=8); ax.set_title(title)
+        ax.legend(fontsize=8)
+        ax.set_title(title)
     parts = [('seconds_rollout', 'rollout'), ('seconds_ref', 'reference log-probs'), ('seconds_update', 'update')]
     bottom = np.zeros(len(g))
     for k, label in parts:
-        v = np.array([h[k] for h in g]); axs[3].bar(x, v, bottom=bottom, label=label); bottom += v
-    axs[3].legend(fontsize=8); axs[3].set_title('seconds per step')
+        v = np.array([h[k] for h in g])
+        axs[3].bar(x, v, bottom=bottom, label=label)
+        bottom += v
+    axs[3].legend(fontsize=8)
+    axs[3].set_title('seconds per step')
     for ax in axs: ax.set_xlabel('GRPO step')
-    fig.tight_layout(); fig.savefig(path, dpi=80)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
     return Path(path)

@@ -50,7 +50,9 @@ def add(self: TokenRollout, ids: list[int], # token ids to append
         logprobs: list[float] | None = None, # their sampling log-probs; None: zeros
        ):
     "Append tokens: the model's own (with their turn and log-probs) or context."
-    self.ids += ids; self.mask += [int(model)] * len(ids); self.turns += [turn if model else -1] * len(ids)
+    self.ids += ids
+    self.mask += [int(model)] * len(ids)
+    self.turns += [turn if model else -1] * len(ids)
     self.logprobs += list(logprobs) if logprobs is not None else [0.0] * len(ids)
 
 # %% ../../nbs/66_rl.rollout.ipynb #958c9e51
@@ -81,7 +83,8 @@ def compute_context(
 # %% ../../nbs/66_rl.rollout.ipynb #rolpb01
 def _prompt_batch(model, codec: ChatCodec, rows: list) -> tuple:
     "The rows left-padded for decoding, on the model's device: (ids [B, T], attention mask [B, T], vision inputs)."
-    p = next(model.parameters()); dev, dt = p.device, p.dtype
+    p = next(model.parameters())
+    dev, dt = p.device, p.dtype
     T = max(len(r.ids) for r in rows)
     ids = torch.tensor([[codec.pad_id] * (T - len(r.ids)) + r.ids for r in rows], device=dev)
     att = torch.tensor([[0] * (T - len(r.ids)) + [1] * len(r.ids) for r in rows], device=dev)
@@ -93,7 +96,8 @@ def _prompt_batch(model, codec: ChatCodec, rows: list) -> tuple:
 def _generate(model, codec, rows, max_new_tokens, temperature, top_p, counts):
     "One `generate` over the rows' whole sequences: every earlier turn prefilled, every image encoded again."
     from transformers import GenerationConfig, LogitsProcessorList, SuppressTokensLogitsProcessor
-    ids, att, kw = _prompt_batch(model, codec, rows); T = ids.shape[1]
+    ids, att, kw = _prompt_batch(model, codec, rows)
+    T = ids.shape[1]
     sample = temperature > 0
     gc = GenerationConfig(max_new_tokens=max_new_tokens, do_sample=sample, temperature=temperature if sample else 1.0,
                           top_p=top_p if sample else 1.0, repetition_penalty=1.0, eos_token_id=codec.stop_ids,
@@ -125,7 +129,8 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
                     # greedy)
                     ) -> list[tuple[list[int], list[float]]]:
     "One batched decoding of every row's next reply (left-padded, images included, KV cache)."
-    training = model.training; model.eval()
+    training = model.training
+    model.eval()
     try:
         with compute_context(model), merged_adapter(model):  # LoRA decodes merged; the update trains it unmerged
             if turns is None: new, lps = _generate(model, codec, rows, max_new_tokens, temperature, top_p, counts)
@@ -142,7 +147,9 @@ def _sync(codec, ep, r, synced):
     msgs = ep.next_messages()
     for m in msgs[synced:]:
         if m['role'] == 'assistant': continue
-        ids, ims = codec.message(m); r.add(ids); r.images += ims
+        ids, ims = codec.message(m)
+        r.add(ids)
+        r.images += ims
         if ims: r.image_tokens += ids.count(codec.image_pad)
     r.add(codec.assistant_header())
     return len(msgs)
@@ -214,7 +221,8 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
             # cut short: the template closes the turn
             if not toks or toks[-1] not in codec.stop_ids: r.add([codec.im_end])
             r.add(codec.newline)
-            x['ep'].act(codec.tok.decode(toks, skip_special_tokens=True)); x['turn'] += 1
+            x['ep'].act(codec.tok.decode(toks, skip_special_tokens=True))
+            x['turn'] += 1
     if keep_trunk:
         for x in runs: x['r'].trunk, x['r'].trunk_layer = turns.trunk_states(x['r']), keep_trunk
     judge = judge or ANLSJudge()

@@ -30,7 +30,8 @@ class ChosenLogprobs(LogitsProcessor):
         return scores
 
     def _take(self, chosen: torch.Tensor):
-        self.lps.append(self.last.gather(1, chosen[:, None])[:, 0]); self.last = None
+        self.lps.append(self.last.gather(1, chosen[:, None])[:, 0])
+        self.last = None
 
     def finish(self, sequences: torch.LongTensor, # [B, T + n] what `generate` returned
               ) -> torch.Tensor: # [B, n] float32: log π of each generated token (rows that stopped: of the padding)
@@ -51,7 +52,9 @@ def suppress(scores: torch.Tensor, # [..., V] logits
 def merged_adapter(model, # a peft LoRA model (anything else: left as it is)
                   ): # the model, its adapters merged for the length of the `with`
     "Merge the LoRA adapters into new weight tensors for decoding, and put the original tensors back afterwards."
-    if not hasattr(model, 'disable_adapter'): yield model; return
+    if not hasattr(model, 'disable_adapter'):
+        yield model
+        return
     from peft.tuners.lora import LoraLayer
     saved = [(m, m.get_base_layer().weight.data) for m in model.modules() if isinstance(m, LoraLayer) and not m.merged]
     try:
@@ -99,7 +102,8 @@ def _sample(model, cache, x, att, xp, vision, rope, stop_ids, pad_id, max_new_to
         elif draw == 'inverse_cdf': nxt = inverse_cdf(scores.softmax(-1))
         else: nxt = torch.multinomial(scores.softmax(-1), 1)[:, 0]
         nxt = torch.where(live, nxt, torch.full_like(nxt, pad_id))
-        lps.append((logits / tau).log_softmax(-1).gather(1, nxt[:, None])[:, 0]); news.append(nxt)
+        lps.append((logits / tau).log_softmax(-1).gather(1, nxt[:, None])[:, 0])
+        news.append(nxt)
         live &= ~torch.isin(nxt, stop)
         if not live.any() or step == max_new_tokens - 1: break
         x, att = nxt[:, None], torch.cat([att, torch.ones_like(att[:, :1])], 1)
@@ -130,7 +134,8 @@ def _sdpa_gqa(module, query, key, value, attention_mask, dropout=0.0, scaling=No
             enable_gqa=key.shape[1] != query.shape[1])
     return out.to(dt).transpose(1, 2).contiguous(), None
 
-AttentionInterface.register(_GQA, _sdpa_gqa); AttentionMaskInterface.register(_GQA, sdpa_mask)  # masks as SDPA's
+AttentionInterface.register(_GQA, _sdpa_gqa)
+AttentionMaskInterface.register(_GQA, sdpa_mask)  # masks as SDPA's
 
 class _RoomyLayer(DynamicLayer):
     "A `DynamicLayer` that writes new keys and values into room kept after them, instead of copying all (`torch.cat`)."
@@ -138,7 +143,9 @@ class _RoomyLayer(DynamicLayer):
     def update(self, key_states, value_states, *args, **kwargs):
         "Append `key_states`, `value_states` [B, H, m, D]: (keys, values) [B, H, n + m, D], views of the buffers."
         if self.upcast: key_states, value_states = key_states.float(), value_states.float()
-        if not self.is_initialized: self.lazy_initialization(key_states, value_states); self._kb = None
+        if not self.is_initialized:
+            self.lazy_initialization(key_states, value_states)
+            self._kb = None
         n, m, kb = self.get_seq_length(), key_states.shape[-2], self._kb
         # a fresh buffer when there is none, it is full, or the cache was replaced (`batch_select_indices` copies)
         if kb is None or self.keys.data_ptr() != kb.data_ptr() or n + m > kb.shape[-2] or len(kb) != len(key_states):
@@ -317,11 +324,13 @@ def _select(self: TurnCache, rows, dev):
     keys = [id(r) for r in rows]
     if self.cache is None:
         self.cache, self.seen = _cache(self.in_place, self.float32), [0] * len(rows)
-        self.ids = torch.zeros((len(rows), 0), dtype=torch.long, device=dev); self.att = self.ids.clone()
+        self.ids = torch.zeros((len(rows), 0), dtype=torch.long, device=dev)
+        self.att = self.ids.clone()
         self.img = self.ids.bool()  # columns prefilled as an image's tokens (a sampled image-pad id is not one)
     elif keys != self.keys:
         if not set(keys) <= set(self.keys): raise ValueError('TurnCache: a row that was not in its first turn')
-        keep = [self.keys.index(k) for k in keys]; sel = torch.tensor(keep, device=dev)
+        keep = [self.keys.index(k) for k in keys]
+        sel = torch.tensor(keep, device=dev)
         if self.kept is not None:  # the dropped rows' states, kept for `trunk_states`
             for j, k in enumerate(self.keys):
                 if k not in keys: self.dropped[k] = self._fed(j)
@@ -357,11 +366,13 @@ def _chunks(self: TurnCache, rows):
     Raises ValueError, changing nothing, when a row did not grow or changed before one of its images."""
     cut, chunks = [], []
     for i, r in enumerate(rows):
-        cols = self.att[i].nonzero()[:, 0]; fed = self.ids[i, cols].tolist()
+        cols = self.att[i].nonzero()[:, 0]
+        fed = self.ids[i, cols].tolist()
         m = next((k for k, (a, b) in enumerate(zip(fed, r.ids)) if a != b), min(len(fed), len(r.ids)))
         if m == len(r.ids) or self.img[i, cols[m:]].any():
             raise ValueError(f'TurnCache: row {i} must grow by at least a token and keep its images as they were fed')
-        cut.append(cols[m:]); chunks.append(r.ids[m:])
+        cut.append(cols[m:])
+        chunks.append(r.ids[m:])
     for i, cols in enumerate(cut): self.att[i, cols] = 0  # padding after a stop token, a reply the budget cut
     images = [r.images[n:] for r, n in zip(rows, self.seen)]
     self.seen = [len(r.images) for r in rows]
@@ -391,7 +402,9 @@ def _buckets(lens: list[int], # each row's chunk length, tokens
     for j in range(1, len(order) + 1):
         best[j], cut[j] = min((best[i] + (j - i) * lens[order[j - 1]] + cost, i) for i in range(j))
     groups, j = [], len(order)
-    while j: groups.append(order[cut[j]:j]); j = cut[j]
+    while j:
+        groups.append(order[cut[j]:j])
+        j = cut[j]
     return groups[::-1]
 
 @patch
@@ -418,7 +431,9 @@ def _prefill(self: TurnCache, x, att, xp, chunks, images, p):
         out = _forward(self.model, gc, xg, torch.cat([att[sel, :T], att[sel, T + C - c:]], 1),
                        xp.index_select(-2, sel)[..., C - c:], vision(g, xg))
         logits = out.new_empty((len(x), out.shape[-1])) if logits is None else logits
-        logits[sel] = out; parts.append((sel, c, gc)); self.columns += xg.numel()
+        logits[sel] = out
+        parts.append((sel, c, gc))
+        self.columns += xg.numel()
         if self._outs:  # the group's kept states, right-aligned in the chunk as its keys and values are below
             s = self._outs.pop()
             if self._chunk_states is None: self._chunk_states = s.new_zeros((len(x), C, s.shape[-1]))
@@ -450,7 +465,8 @@ def replies(self: TurnCache,
            ) -> tuple[torch.Tensor, torch.Tensor]: # new tokens [B, n] (padded after a stop), their log π [B, n]
     """Sample each row's next reply as `decode_batch` would from scratch, prefilling only what the cache lacks (on the
     first turn, each distinct row once)."""
-    p = next(self.model.parameters()); dev = p.device
+    p = next(self.model.parameters())
+    dev = p.device
     t0, fresh = time.perf_counter(), self.cache is None
     self._select(rows, dev)
     chunks, images = self._chunks(rows)
@@ -471,7 +487,8 @@ def replies(self: TurnCache,
                                [images[i] for i in u], p)
         if len(u) < len(rows):  # each row gets its distinct row's keys and values, and logits
             back = torch.tensor([u.index(f) for f in first], device=dev)
-            self.cache.batch_select_indices(back); logits = logits[back]
+            self.cache.batch_select_indices(back)
+            logits = logits[back]
             if self._chunk_states is not None: self._chunk_states = self._chunk_states[back]
         t1 = time.perf_counter()
         if self.static:
@@ -493,7 +510,8 @@ def replies(self: TurnCache,
     for k, v in dict(generate_calls=1, prefill_tokens=fed_tokens, shared_prefix_tokens=saved, decode_steps=new.shape[1],
                      vision_images=sum(len(images[i]) for i in u)).items():
         if counts is not None: counts[k] = counts.get(k, 0) + v
-    self.seconds['prefill'] += t1 - t0; self.seconds['decode'] += time.perf_counter() - t1
+    self.seconds['prefill'] += t1 - t0
+    self.seconds['decode'] += time.perf_counter() - t1
     return new, lps
 
 # %% ../../nbs/65_rl.sampling.ipynb #bfs02

@@ -49,13 +49,16 @@ def _record(rec, where: str, root: Path, min_pixels: int, max_pixels: int, frame
                                  f'to ({Path(last.image).name}): is it in another frame?')
             if act.kind == 'bbox' and last is not None and tuple(frame) != tuple(last.size):
                 text = _rescale_bbox(text, act.content, frame, last.size)
-            out.append({'role': 'assistant', 'content': text}); continue
+            out.append({'role': 'assistant', 'content': text})
+            continue
         items = []
         for i, piece in enumerate(text.split('<image>')):
             if i:
                 f = root/images[k]
                 if not f.is_file(): raise ValueError(f'{where}: image {k} ({images[k]}) not found under {root}')
-                last = _view(f, min_pixels, max_pixels); items.append({'type': 'image', 'view': last.to_dict()}); k += 1
+                last = _view(f, min_pixels, max_pixels)
+                items.append({'type': 'image', 'view': last.to_dict()})
+                k += 1
                 frame = fit_to_budget(last.region[2], last.region[3], *frame_pixels)
             if piece: items.append({'type': 'text', 'text': piece})
         out.append({'role': 'user', 'content': items})
@@ -87,15 +90,22 @@ def to_sft(trajectory: dict, # a trajectory (`VRAGAgent.run`, `load_trajectory`)
            name: str = 'trajectory', # file stem of its images: `<name>_<k>.jpg`
           ) -> dict: # {'messages': [{'role', 'content': str}], 'images': [paths]} (LLaMA-Factory's format)
     "A trajectory as one record of LLaMA-Factory's format: an `<image>` placeholder for each image, in order."
-    image_dir = Path(image_dir); image_dir.mkdir(parents=True, exist_ok=True)
+    image_dir = Path(image_dir)
+    image_dir.mkdir(parents=True, exist_ok=True)
     messages, images = [], []
     for m in trajectory['messages']:
-        if isinstance(m['content'], str): messages.append({'role': m['role'], 'content': m['content']}); continue
+        if isinstance(m['content'], str):
+            messages.append({'role': m['role'], 'content': m['content']})
+            continue
         parts = []
         for c in m['content']:
-            if c['type'] == 'text': parts.append(c['text']); continue
+            if c['type'] == 'text':
+                parts.append(c['text'])
+                continue
             f = image_dir/f'{name}_{len(images) + 1}.jpg'
-            View.from_dict(c['view']).render().save(f, quality=90); images.append(str(f)); parts.append('<image>')
+            View.from_dict(c['view']).render().save(f, quality=90)
+            images.append(str(f))
+            parts.append('<image>')
         messages.append({'role': m['role'], 'content': ''.join(parts)})
     return {'messages': messages, 'images': images}
 
@@ -109,10 +119,14 @@ def sft_rollout(codec: ChatCodec, # the policy's encoding (a VLM's: images proce
     r.add(codec.system_ids())
     for m in messages:
         if m['role'] != 'assistant':
-            ids, ims = codec.message(m); r.add(ids); r.images += ims
+            ids, ims = codec.message(m)
+            r.add(ids)
+            r.images += ims
             if ims: r.image_tokens += ids.count(codec.image_pad)
             continue
         r.add(codec.assistant_header())
         if turn == 0: r.n_prompt = len(r.ids)
-        r.add(codec.text(m['content']) + [codec.im_end], True, turn); r.add(codec.newline); turn += 1
+        r.add(codec.text(m['content']) + [codec.im_end], True, turn)
+        r.add(codec.newline)
+        turn += 1
     return r

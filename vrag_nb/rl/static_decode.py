@@ -94,15 +94,18 @@ class _Step:
         lp = (logits / self.tau).log_softmax(-1).gather(1, nxt[:, None])
         self.steps.add_(self.live.any().long())
         self.live.logical_and_(~torch.isin(nxt, self.stop))
-        self.new.index_copy_(1, self.s, nxt[:, None]); self.lps.index_copy_(1, self.s, lp)
-        self.x.copy_(nxt[:, None]); self.s.add_(1)
+        self.new.index_copy_(1, self.s, nxt[:, None])
+        self.lps.index_copy_(1, self.s, lp)
+        self.x.copy_(nxt[:, None])
+        self.s.add_(1)
 
     def __call__(self):
         "One decode step: the last token fed at `at` (its column switched on in the mask), the next one drawn."
         self.mask.index_fill_(-1, self.cache.at, True)
         out = self.model(input_ids=self.x, attention_mask=self.mask, position_ids=self.pos,
                          past_key_values=self.cache, use_cache=True, logits_to_keep=1)
-        self.cache.at.add_(1); self.pos.add_(1)
+        self.cache.at.add_(1)
+        self.pos.add_(1)
         self.take(out.logits[:, -1].float())
 
 # %% ../../nbs/75_rl.static_decode.ipynb #sd12
@@ -114,7 +117,8 @@ def _graphed(st: _Step, warmup: int = 2):
     "A function replaying `st`'s step as a CUDA graph, or None (with a warning) when the step cannot be recorded."
     saved = [t.clone() for t in _state(st)]
     try:
-        side = torch.cuda.Stream(); side.wait_stream(torch.cuda.current_stream())
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
             for _ in range(warmup): st()
         torch.cuda.current_stream().wait_stream(side)
@@ -161,7 +165,9 @@ def static_decode(model, # a transformers LM or Qwen-VL-family VLM (or a peft mo
     step = (_graphed(st) if graph and max_new_tokens > 1 else None) or st
     done = 1
     while done < max_new_tokens:
-        for _ in range(min(check_every, max_new_tokens - done)): step(); done += 1
+        for _ in range(min(check_every, max_new_tokens - done)):
+            step()
+            done += 1
         if not bool(st.live.any()): break
     n = int(st.steps)
     N = att.shape[1]

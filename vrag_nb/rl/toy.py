@@ -137,7 +137,8 @@ class TinyPolicy(nn.Module):
         return self.head(self.body(x, mask=causal))
 
 _ALLOWED = torch.full((2, VOCAB), float('-inf'), device='cpu')
-_ALLOWED[0, ACTIONS] = 0.0; _ALLOWED[1, ARGS] = 0.0
+_ALLOWED[0, ACTIONS] = 0.0
+_ALLOWED[1, ARGS] = 0.0
 
 # %% ../../nbs/61_rl.toy.ipynb #7ffc30b2
 def constrained(logits: torch.Tensor, # [..., vocab]
@@ -252,7 +253,8 @@ def grpo_step(policy: TinyPolicy, ref: TinyPolicy, opt: torch.optim.Optimizer, #
     pg, m = policy_loss(old, lp, adv, mask, clip_ratio)
     kl = token_mean(low_var_kl(lp, ref_lp), batch['response_mask'])
     loss = pg + kl_coef * kl
-    opt.zero_grad(); loss.backward()
+    opt.zero_grad()
+    loss.backward()
     gnorm = torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
     opt.step()
     rewards = torch.tensor([r.reward for r in rollouts], device='cpu')

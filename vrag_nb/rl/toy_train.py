@@ -50,8 +50,12 @@ def _save_toy(path: Path, pol, ref, opt, step: int, history: list[dict], gen, rn
 def _load_toy(path: Path, pol, ref, opt, gen, rnd) -> tuple: # (step, history)
     "Load a checkpoint into the policy, reference, optimiser and random states; random states stay CPU tensors."
     st = torch.load(path, weights_only=False, map_location='cpu')
-    pol.load_state_dict(st['policy']); ref.load_state_dict(st['ref']); opt.load_state_dict(st['opt'])
-    torch.set_rng_state(st['rng']['torch']); gen.set_state(st['rng']['gen']); rnd.setstate(st['rng']['rnd'])
+    pol.load_state_dict(st['policy'])
+    ref.load_state_dict(st['ref'])
+    opt.load_state_dict(st['opt'])
+    torch.set_rng_state(st['rng']['torch'])
+    gen.set_state(st['rng']['gen'])
+    rnd.setstate(st['rng']['rnd'])
     return st['step'], st['history']
 
 # %% ../../nbs/62_rl.toy_train.ipynb #tytr01
@@ -123,7 +127,8 @@ def plot_metrics(history: list[dict], # metrics per step
     "Reward (with its 10-step mean), KL, entropy and response length against steps."
     from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
     steps = [m['step'] for m in history]
-    fig = Figure(figsize=(13, 2.8)); axs = fig.subplots(1, 4)
+    fig = Figure(figsize=(13, 2.8))
+    axs = fig.subplots(1, 4)
     r = [m['reward_mean'] for m in history]
     axs[0].plot(steps, r, alpha=0.35)
     axs[0].plot(steps, [np.mean(r[max(0, i - 9):i + 1]) for i in range(len(r))])
@@ -132,7 +137,8 @@ def plot_metrics(history: list[dict], # metrics per step
         ax.plot(steps, [m[k] for m in history])
         ax.set_title(k)
     for ax in axs: ax.set_xlabel('step')
-    fig.tight_layout(); fig.savefig(path, dpi=100)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
     return Path(path)
 
 # %% ../../nbs/62_rl.toy_train.ipynb #7d40f673

@@ -33,8 +33,10 @@ def sft_step(model, # the policy
     b = collate(rows, codec, p.device, p.dtype)
     model.train()
     loss = -token_mean(sequence_logprobs(model, b, codec)[0], b['loss_mask'])
-    opt.zero_grad(); loss.backward()
-    torch.nn.utils.clip_grad_norm_([q for q in model.parameters() if q.requires_grad], max_grad_norm); opt.step()
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_([q for q in model.parameters() if q.requires_grad], max_grad_norm)
+    opt.step()
     return loss.item()
 
 # %% ../../nbs/68_rl.trainer.ipynb #8f331afc
@@ -67,7 +69,8 @@ def _params(model) -> list:
 def _save(obj, path):
     "torch.save to a temporary file beside `path`, then rename: a killed write never leaves a half file."
     tmp = Path(path).with_suffix('.tmp')
-    torch.save(obj, tmp); os.replace(tmp, path)
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
 
 # %% ../../nbs/68_rl.trainer.ipynb #bafe32f6
 def _frozen_copy(model, weights: dict | None = None):
@@ -95,7 +98,8 @@ def _resume(out: Path, # the run's folder
     with torch.no_grad():
         for n, p in model.named_parameters():
             if n in st['trainable']: p.copy_(st['trainable'][n])
-    opt = torch.optim.AdamW(_params(model), lr=lr); opt.load_state_dict(st['opt'])
+    opt = torch.optim.AdamW(_params(model), lr=lr)
+    opt.load_state_dict(st['opt'])
     ref = _frozen_copy(model, rf['weights']) if kl_coef and not lora else None
     history = [h for h in read_jsonl(mpath) if h['phase'] != 'grpo' or h['step'] <= st['step']]
     atomic_write(mpath, ''.join(json.dumps(h) + '\n' for h in history))
@@ -329,7 +333,8 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         # page of the index (and a crop is a file of its own), so the policy would learn from captions alone
         raise ValueError(f'sft_data ({c.sft_data}) holds images that match no page of the index: a text LM would see '
                          'only their captions; cold-start a text LM on played demonstrations (sft_data=None) instead')
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(c.seed)
     model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers)
     keep = frozen_trunk(model) if c.reuse_trunk else None  # the decoder layer the update's passes start at

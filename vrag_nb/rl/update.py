@@ -55,7 +55,8 @@ def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 
                 **{'r': 16, 'lora_alpha': 32, 'lora_dropout': 0.0, **lora, 'target_modules': lora_targets(model)}))
     else:
         if dt == torch.bfloat16:  # master weights in fp32, so that small updates land; the passes still compute in bf16
-            model.float(); model.vrag_compute_dtype = torch.bfloat16
+            model.float()
+            model.vrag_compute_dtype = torch.bfloat16
         if freeze_vision:
             for n, p in model.named_parameters():
                 if 'visual' in n.split('.'): p.requires_grad_(False)
@@ -179,7 +180,8 @@ def shared_trunk(model, # the policy: a text LM (a VLM or a peft model shares no
 def _from_trunk(model, hidden, b, codec, k, temperature, with_entropy=False):
     """Log-probs (and entropies) from the input of decoder layer `k`, `hidden` [B, T, d]: the layers from `k`, the norm
     and the head."""
-    rm = model.model; layers = rm.layers
+    rm = model.model
+    layers = rm.layers
     rm.layers = layers[k:]
     try:
         with compute_context(model):
@@ -296,7 +298,8 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
     mbs = [run[i:i + micro_batch] for i in range(0, len(run), micro_batch)]
     n_run = max(sum(float(masks[i].sum()) for i in run), 1.0)  # entropy, clipfrac and gap: over the rows run
     s, t_ref, t_upd, rmax = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0, 0.0
-    model.train(); opt.zero_grad()
+    model.train()
+    opt.zero_grad()
     for mb in mbs:
         b = collate([rows[i] for i in mb], codec, dev, dt)
         mask = torch.stack(
@@ -322,7 +325,8 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
             t1 = time.perf_counter()
         else:
             ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
-            t1 = time.perf_counter(); t_ref += t1 - t0
+            t1 = time.perf_counter()
+            t_ref += t1 - t0
             lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
         # π_old is the sampler's: the PPO ratio is the importance ratio π_θ / π_sampler, truncated by the clip
         pg, m = policy_loss(b['old_logprobs'], lp, adv[mb].to(dev)[:, None] * mask, mask, clip_ratio)
@@ -339,7 +343,8 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
     params = [q for q in model.parameters() if q.requires_grad]
     _zero_grads(params)
     gnorm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
-    opt.step(); opt.zero_grad(set_to_none=True)
+    opt.step()
+    opt.zero_grad(set_to_none=True)
     return dict(loss=s['pg'] + kl_coef * s['kl'], kl=s['kl'], entropy=s['ent'], clipfrac=s['clip'],
                 grad_norm=float(gnorm), logprob_gap=s['gap'], ratio_max=rmax,
                 skipped=round(1 - len(run) / max(len(rows), 1), 4), seconds_ref=round(t_ref, 3),

@@ -183,7 +183,9 @@ def run(self: VimRAGAgent,
     graph, pending, seen, events, answer, feedback, stop = MemoryGraph(question), None, set(), [], None, None, None
     step = 0
     self.graph = graph  # the graph as it grows: a live view can redraw it after each event
-    def emit(ev): events.append(ev); return ev
+    def emit(ev):
+        events.append(ev)
+        return ev
     # answered, or out of steps
     ended = lambda: answer is not None or bool(events) and events[-1]['event'] == 'max_steps'
     def trajectory():
@@ -202,7 +204,8 @@ def run(self: VimRAGAgent,
                 else: reply = self.policy(msgs)
             except Exception as e:
                 stop = policy_failed(e)
-                yield emit({'event': 'error', 'step': step, 'error': stop}); break
+                yield emit({'event': 'error', 'step': step, 'error': stop})
+                break
             # storable (U+FFFD for what UTF-8 cannot carry) and bounded
             reply, why = take_reply(reply, self.max_reply_tokens)
             if why: yield emit({'event': 'cut', 'step': step, 'reason': why})
@@ -226,7 +229,9 @@ def run(self: VimRAGAgent,
     # Ctrl-C, a failure outside the policy, or the caller closing the run: keep the partial trajectory, unfinished
     except BaseException as e:
         if stop is None and not ended():
-            stop = stopped_by(e); emit({'event': 'error', 'step': step, 'error': stop})
-        self.trajectory = trajectory(); raise
+            stop = stopped_by(e)
+            emit({'event': 'error', 'step': step, 'error': stop})
+        self.trajectory = trajectory()
+        raise
     self.trajectory = trajectory()
     yield {'event': 'done', 'trajectory': self.trajectory}

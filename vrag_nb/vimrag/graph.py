@@ -207,7 +207,8 @@ def memory_energy(graph: MemoryGraph, # the memory graph
                   gamma: float = GAMMA, # share of the children's mean energy passed back
                  ) -> dict: # {(node id, item index): Ω} for every visual item
     "Ω for every useful image and video item, children first (reference.md §4)."
-    order = graph.order; T = len(order) - 1
+    order = graph.order
+    T = len(order) - 1
     omega, node_mean = {}, {}
     for t in range(T, -1, -1):
         n = order[t]

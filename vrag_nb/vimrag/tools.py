@@ -33,11 +33,17 @@ def parse_tool_calls(text: str, # the model's reply
     calls, errors = [], []
     for b in blocks:
         obj = json_repair.loads(b.strip()) if b.strip() else None
-        if not isinstance(obj, dict): errors.append(f'tool call is not a JSON object: {b.strip()[:80]!r}'); continue
+        if not isinstance(obj, dict):
+            errors.append(f'tool call is not a JSON object: {b.strip()[:80]!r}')
+            continue
         name, args = obj.get('name'), obj.get('arguments', {})
         if isinstance(args, str): args = json_repair.loads(args)
-        if name not in TOOL_NAMES: errors.append(f'unknown tool {name!r}: use one of {", ".join(TOOL_NAMES)}'); continue
-        if not isinstance(args, dict): errors.append(f'arguments of {name} must be an object'); continue
+        if name not in TOOL_NAMES:
+            errors.append(f'unknown tool {name!r}: use one of {", ".join(TOOL_NAMES)}')
+            continue
+        if not isinstance(args, dict):
+            errors.append(f'arguments of {name} must be an object')
+            continue
         calls.append({'name': name, 'arguments': args})
     if not blocks:
         errors.append('no tool call: end your reply with <tool_call>{"name": ..., "arguments": {...}}</tool_call>')

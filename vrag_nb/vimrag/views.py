@@ -61,8 +61,11 @@ def text_tree(graph: MemoryGraph, # the memory graph
         mem = [i.information_id for i in d['memory'] if i.is_useful]
         if mem: text += f"  ({', '.join(mem)})"
         branch = '' if top else ('└─ ' if last else '├─ ')
-        if n in shown: lines.append(f"{prefix}{branch}↑ {n} (shown above)"); return
-        shown.add(n); lines.append(prefix + branch + text)
+        if n in shown:
+            lines.append(f"{prefix}{branch}↑ {n} (shown above)")
+            return
+        shown.add(n)
+        lines.append(prefix + branch + text)
         kids = list(graph.g.successors(n))
         for i, c in enumerate(kids):
             walk(c, prefix + ('' if top else ('   ' if last else '│  ')), i == len(kids) - 1, False)
@@ -79,14 +82,16 @@ def draw_graph(graph: MemoryGraph, # the memory graph
     followed by the pages it kept; returns the figure."""
     import matplotlib.pyplot as plt
     depth, by_layer = layers(graph), layer_order(graph)
-    g = graph.g.copy(); nx.set_node_attributes(g, depth, 'layer')
+    g = graph.g.copy()
+    nx.set_node_attributes(g, depth, 'layer')
     pos = {n: (x, -y) for n, (x, y) in nx.multipartite_layout(g, subset_key=by_layer, align='horizontal').items()}
     if ax is None:
         _, ax = plt.subplots(figsize=(max(6, 2.2 * max(list(depth.values()).count(d)
                                                        for d in set(depth.values()))), 1.6 * (max(depth.values()) + 1)))
     nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowsize=14, edge_color='#888', node_size=2400)
     def label(n):
-        d = g.nodes[n]; t = {'root': 'question', 'answer': d['answer'], 'search': n}[d['type']]
+        d = g.nodes[n]
+        t = {'root': 'question', 'answer': d['answer'], 'search': n}[d['type']]
         lines = textwrap.wrap(t, label_width) or ['']
         return '\n'.join(lines[:3]) + ('…' if len(lines) > 3 else '') + ''.join(f'\n▸ {k}' for k in kept(d))
     # the label's own box is the node, so that a long label never runs out of it
@@ -100,7 +105,8 @@ def draw_graph(graph: MemoryGraph, # the memory graph
         ax.legend(handles=[Patch(color=st['color'], label=k) for k, st in
                            zip(('question', 'search (▸ the pages it kept)', 'answer'), STYLE.values())],
                   loc='lower left', bbox_to_anchor=(0, 1), ncols=3, fontsize=8, frameon=False)
-    ax.set_axis_off(); ax.margins(0.15)
+    ax.set_axis_off()
+    ax.margins(0.15)
     return ax.figure
 
 # %% ../../nbs/44_vimrag.views.ipynb #d14f0738
@@ -168,7 +174,8 @@ def graph_html(graph: MemoryGraph, # the memory graph
     net = Network(height=height, width='100%', directed=True, cdn_resources='in_line')
     depth = layers(graph)
     for n in graph.order:
-        d = graph.g.nodes[n]; st = STYLE[d['type']]
+        d = graph.g.nodes[n]
+        st = STYLE[d['type']]
         label = {'root': 'question', 'answer': f"answer: {d['answer']}", 'search': n}[d['type']][:40]
         net.add_node(n, label=label + ''.join(f'\n▸ {k}' for k in kept(d)), title=_tooltip(graph, n),
                      color=st['color'], shape=st['shape'], level=depth[n],
@@ -203,7 +210,9 @@ class LiveGraph:
         draw_graph(graph, ax=ax)
         # above the key, which `draw_graph` puts on top of the drawing
         ax.set_title(f'{len(graph)} nodes' + (' — answered' if graph.answer_id else ''), fontsize=9, pad=22)
-        buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=80, bbox_inches='tight'); plt.close(fig)
+        buf = io.BytesIO()
+        fig.savefig(buf, format='png', dpi=80, bbox_inches='tight')
+        plt.close(fig)
         # set the output directly (not `with out: display(...)`): it replaces the drawing, from any thread, kernel or
         # not
         self.out.outputs = ({

@@ -88,9 +88,12 @@ class VRAGAgentLoop(AgentLoopBase):
         index."""
         info, gt = kwargs.get('extra_info') or {}, (kwargs.get('reward_model') or {}).get('ground_truth')
         ep = Episode(self.search_tool.agent, info.get('question') or _question(kwargs['raw_prompt']))
-        iid, _ = await self.search_tool.create(episode=ep); await self.crop_tool.create(iid, episode=ep)
+        iid, _ = await self.search_tool.create(episode=ep)
+        await self.crop_tool.create(iid, episode=ep)
         try: return await self._play(ep, iid, sampling_params, gt)
-        finally: await self.search_tool.release(iid); await self.crop_tool.release(iid)
+        finally:
+            await self.search_tool.release(iid)
+            await self.crop_tool.release(iid)
 
 # %% ../../../nbs/73_rl.verl.agent.ipynb #ed068909
 @patch
@@ -103,7 +106,9 @@ def _convert(self: VRAGAgentLoop, m: dict, images: list) -> dict:
         else:
             r = self.search_tool.render(View.from_dict(c['view']))
             if self.text_obs: parts.append({'type': 'text', 'text': r.text})
-            else: images.append(r.image[0]); parts.append({'type': 'image', 'image': r.image[0]})
+            else:
+                images.append(r.image[0])
+                parts.append({'type': 'image', 'image': r.image[0]})
     return {'role': m['role'], 'content': '\n'.join(p['text'] for p in parts) if self.text_obs else parts}
 
 # %% ../../../nbs/73_rl.verl.agent.ipynb #9b563849
@@ -122,11 +127,15 @@ async def _play(self: VRAGAgentLoop, ep, iid, sampling_params, gt):
     ids = await self.ct_build_initial_tokens(list(chat), images=list(images) or None)
     n_prompt, mask, lps, turn_ids, turn, t_gen, t_tool = len(ids), [], [], [], 0, 0.0, 0.0
     while not ep.done:
-        prev = list(chat); ep.next_messages(); sync()
+        prev = list(chat)
+        ep.next_messages()
+        sync()
         if len(chat) > len(prev):  # observations and requests since the last model turn
             mr, mask, new_lps = await self.ct_merge_context_msg(prev, list(chat), ids, mask, lps or None)
             ids, turn_ids, lps = mr.token_ids, _align_turns(mr, turn_ids, -1), new_lps or lps
-        if len(mask) >= self.response_length: ep.fail('response budget spent'); break
+        if len(mask) >= self.response_length:
+            ep.fail('response budget spent')
+            break
         t0 = time.perf_counter()
         o = await self.server_manager.generate(
             request_id=iid, prompt_ids=ids, image_data=list(images) or None, sampling_params={
@@ -141,7 +150,8 @@ async def _play(self: VRAGAgentLoop, ep, iid, sampling_params, gt):
         await loop.run_in_executor(None, lambda: ep.act(reply, observe=self._observe(ep)))
         t_tool += time.perf_counter() - t0
         # the reply; what follows it is merged next turn
-        chat.append(self._convert(ep.messages[len(chat)], images)); turn += 1
+        chat.append(self._convert(ep.messages[len(chat)], images))
+        turn += 1
         if len(mask) >= self.response_length and not ep.done: ep.fail('response budget spent')
     return await self._finish(ep, ids, n_prompt, mask, lps, turn_ids, images, gt,
                               dict(generate_sequences=t_gen, tool_calls=t_tool))
@@ -220,7 +230,9 @@ def local_trainer_config(model: str, # model path (verl's actor_rollout_ref.mode
 # %% ../../../nbs/73_rl.verl.agent.ipynb #3ce241be
 class _Once(logging.Filter):
     "Let each distinct log message through once (verl warns about the token builder every time a loop is built)."
-    def __init__(self): super().__init__(); self.seen = set()
+    def __init__(self):
+        super().__init__()
+        self.seen = set()
     def filter(self, r): return not (r.getMessage() in self.seen or self.seen.add(r.getMessage()))
 
 _ONCE, _BUILDER_LOG = _Once(), 'verl.utils.tokenizer.continuous_token_wiring'

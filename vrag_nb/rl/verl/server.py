@@ -66,7 +66,8 @@ def _run(self: LocalServer, reqs: list) -> list[TokenOutput]:
             for i in range(B):
                 k = self.pad_id if done[i] else self._sample(logits[i], temp, top_p, top_k, gens[i])
                 if not done[i]:
-                    toks[i].append(k); lps[i].append(float(logp[i, k]))
+                    toks[i].append(k)
+                    lps[i].append(float(logp[i, k]))
                     done[i] = k in self.stop_ids or len(toks[i]) >= limits[i]
                 nxt.append(k)
             if all(done): break

@@ -28,7 +28,9 @@ from ..codec import view_text
 @functools.lru_cache(maxsize=8)
 def _searcher(index: str | None, search_url: str | None):
     "A `PageIndex` (loaded once per process) or a `SearchClient`."
-    if search_url: from vrag_nb.retrieval.server import SearchClient; return SearchClient(search_url)
+    if search_url:
+        from vrag_nb.retrieval.server import SearchClient
+        return SearchClient(search_url)
     if not index: raise ValueError('a VRAG tool needs `index` (a PageIndex directory) or `search_url` in its config')
     from vrag_nb.retrieval.index import PageIndex
     return PageIndex.load(index)
@@ -125,7 +127,8 @@ async def execute(self: VRAGTool, instance_id: str, # from `create`
     except (ValueError, KeyError, TypeError) as e:
         return ToolResponse(text=f'{self.name} failed: {e}'), 0.0, {'error': str(e)}
     # called outside `Episode.act`: record the step here
-    ep.events += [{**e, 'step': ep.step} for e in evs]; ep.step += 1
+    ep.events += [{**e, 'step': ep.step} for e in evs]
+    ep.step += 1
     return (
         self.render(View.from_dict(evs[-1]['view'])),
         0.0,
