@@ -312,6 +312,7 @@ def _plot(res: dict, path: Path):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
+# %% ../../nbs/54_eval.agents.ipynb #4d843737s1
 def write_results(res: dict, # from `evaluate_agent`
                   out_dir: str | Path, # destination folder
                  ) -> Path: # the folder

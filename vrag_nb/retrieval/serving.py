@@ -41,6 +41,7 @@ def _refuse(transport, body: bytes):
                     b'connection: close\r\ncontent-length: %d\r\n\r\n%s' % (len(body), body))
     transport.close()
 
+# %% ../../nbs/90_retrieval.serving.ipynb #svg09s1
 def guarded_h11(header_timeout: float, # seconds a connection has to send a whole request head
                 max_connections: int, # connections open at once; the next ones get a 503 and are closed
                 # connections open at once from one client address (IP); the next ones from it get a 503 and are closed

@@ -253,6 +253,7 @@ def plain_file(path: Path, # the index dir
             raise DamagedIndex(path, name, f'{what}{st.st_size:,} bytes, over the {max_bytes:,} an index keeps there')
     return f
 
+# %% ../../nbs/91_retrieval.store.ipynb #stint04s1
 @contextmanager
 def reading(path: Path, # the index dir
             name: str, # the file (or dir) about to be read
@@ -280,6 +281,7 @@ def _number(x, integer=False) -> bool:
     if isinstance(x, bool) or not isinstance(x, (int, float)) or (integer and not isinstance(x, int)): return False
     return math.isfinite(x)
 
+# %% ../../nbs/91_retrieval.store.ipynb #stint04s2
 def check_meta(path: Path, # the index dir
                meta, # its meta.json, parsed
               ) -> dict: # `meta`

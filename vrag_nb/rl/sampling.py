@@ -168,6 +168,7 @@ def _cache(in_place: bool = True, float32: bool = False) -> DynamicCache:
     if in_place: c.layer_class_to_replicate = _Float32Layer if float32 else _RoomyLayer
     return c
 
+# %% ../../nbs/65_rl.sampling.ipynb #gqa02s1
 @contextlib.contextmanager
 def grouped_attention(model, # a transformers model (or a peft model over one)
                       on: bool = True, # False: the model as it is
@@ -270,6 +271,7 @@ def output_of(module, # a torch module, e.g. a decoder layer
     try: yield out
     finally: hook.remove()
 
+# %% ../../nbs/65_rl.sampling.ipynb #smp32s1
 class TurnCache:
     "The KV cache of a batch of rollouts, carried from turn to turn so that each turn prefills only its new tokens."
     def __init__(self, model, # a transformers LM or Qwen-VL-family VLM (or a peft model over one), on its device

@@ -304,6 +304,83 @@ class TrainConfig:
         if self.sft_data and self.sft_right_only:
             raise ValueError('sft_right_only judges played demonstrations: SFT conversations (sft_data) have no answer')
 
+# %% ../../nbs/68_rl.trainer.ipynb #trnhlp1
+def _trunk(model, image_processor, c: TrainConfig) -> int | None:
+    """The decoder layer the update's passes start at (`reuse_trunk`), or None; raises `ValueError` unless the policy is
+    a text LM trained in full above frozen bottom layers, with the cache carried."""
+    keep = frozen_trunk(model) if c.reuse_trunk else None
+    if c.reuse_trunk and (not keep or image_processor is not None or not c.carry_cache):
+        raise ValueError('reuse_trunk needs a text LM trained in full with frozen bottom layers (trainable_layers, '
+                         'no lora) and carry_cache')
+    return keep
+
+def _game(index, tokenizer, image_processor, c: TrainConfig) -> tuple:
+    "The game a run plays: (codec of its messages, the agent over `index`) from its settings."
+    system = template_system(tokenizer) if c.system == 'template' else c.system  # Qwen3-VL's template: none
+    codec = ChatCodec(tokenizer, image_processor, system=system, pages={(p.doc, p.page): p for p in index.pages},
+                      obs_chars=c.obs_chars)
+    agent = VRAGAgent(index, None, max_steps=c.max_turns, min_pixels=c.min_pixels, max_pixels=c.max_pixels,
+                      allow_crop=c.allow_crop, preset=c.prompt)
+    return codec, agent
+
+def _fresh_start(out: Path, model, codec: ChatCodec, agent: VRAGAgent, index, examples: list[dict], # the run
+                 c: TrainConfig, judge, demo_policy, evaluate, emit, # as `train_policy`'s
+                ) -> tuple: # (model, optimiser, KL reference or None)
+    "A run's start: the cold start when asked, the KL reference fixed, the optimiser, step 0 saved."
+    from vrag_nb.agent.offline import OfflinePolicy
+    (out/'metrics.jsonl').unlink(missing_ok=True)
+    if c.sft_steps:
+        demo = demo_policy or OfflinePolicy(index.pages, index.embedder, answerer=None, crop=c.allow_crop)
+        sft = _sft_rows(codec, c) if c.sft_data else None
+        _cold_start(model, codec, agent, examples, demo, c.sft_steps, c.sft_lr, c.sft_batch, c.turn_tokens,
+                    c.response_length, c.seed, judge, c.preset, c.sft_right_only, emit, sft)
+    model, ref = _reference(out, model, c.lora, c.kl_coef, cold_started=bool(c.sft_steps))
+    opt = torch.optim.AdamW(_params(model), lr=c.lr)
+    if evaluate: emit({'phase': 'eval', 'stage': 'cold_start', 'step': 0, **evaluate(model, 'cold_start')})
+    # GRPO starts here; so may another run
+    _save(dict(step=0, trainable=_trainable(model), opt=opt.state_dict(), config=asdict(c)), out/'checkpoint.pt')
+    return model, opt, ref
+
+def _questions(examples: list[dict], band: dict | None, c: TrainConfig, step: int) -> tuple:
+    """A step's questions, seeded by the run's seed and the step: (the `prompts` chosen, the rest in the order dynamic
+    sampling draws them); the band's questions first, in a seeded order, when there is a band."""
+    rng = random.Random(f'{c.seed}:{step}')
+    if band:  # the band's questions first, then the others (a band smaller than `prompts`)
+        inside = set(band['band'])
+        order = [e for e in rng.sample(examples, len(examples)) if e['uid'] in inside]
+        order += [e for e in rng.sample(examples, len(examples)) if e['uid'] not in inside]
+        return order[:c.prompts], order[c.prompts:]
+    chosen = rng.sample(examples, min(c.prompts, len(examples)))
+    return chosen, [e for e in rng.sample(examples, len(examples)) if e not in chosen]
+
+# %% ../../nbs/68_rl.trainer.ipynb #trnhlp1s1
+def _rollouts(sampler, codec: ChatCodec, agent: VRAGAgent, examples: list[dict], band: dict | None, # the game
+              c: TrainConfig, step: int, judge, keep: int | None, # as `train_policy`'s
+             ) -> tuple: # (the rollouts kept, the decoding and dynamic-sampling counts)
+    "A step's rollouts: `group` per chosen question, tied groups replaced by fresh questions under dynamic sampling."
+    chosen, pool = _questions(examples, band, c, step)
+    work, redraws = {}, iter(range(1, 10**6))
+    play = lambda exs, k=0: play_group(
+        sampler, codec, agent, exs, c.group, c.turn_tokens, c.response_length, c.temperature, c.top_p, judge,
+        c.preset, ggpo=c.algo == 'ggpo', seed=c.seed * 1_000_003 + step + 7919 * k, counts=work,
+        carry_cache=c.carry_cache, keep_trunk=keep, draw=c.draw, static_decode=c.static_decode)
+    rows = play(chosen)
+    if c.dynamic_sampling:
+        rows, ds = dynamic_sampling(rows, pool, lambda exs: play(exs, next(redraws)), c.dynamic_sampling)
+        work.update(ds)
+    return rows, work
+
+def _step_record(step: int, rows: list, update: dict, work: dict, band: dict | None, params: list, t0: float,
+                 t1: float) -> dict:
+    "A GRPO step's metrics record: rewards, the update's numbers, the decoding work, seconds, tokens, memory."
+    tokens = sum(sum(r.mask) for r in rows)
+    return {
+        'phase': 'grpo', 'step': step, **_summary(rows), **update, **work, 'seconds_rollout': round(t1 - t0, 3),
+        'questions': sorted({r.group for r in rows}), **({'band': len(band['band'])} if band else {}),
+        'generated_tokens': tokens, 'tokens_per_second': round(tokens / max(t1 - t0, 1e-9), 1),
+        'trainable_params': sum(p.numel() for p in params), 'seconds': round(time.perf_counter() - t0, 3),
+        'peak_gib': round(torch.cuda.max_memory_allocated() / 2**30, 2) if params[0].is_cuda else None}
+
 # %% ../../nbs/68_rl.trainer.ipynb #70671ec8
 def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, reference.pt (once), checkpoint.pt, band.jsonl
                  index, # a `PageIndex` (the game's corpus)
@@ -311,14 +388,9 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
                  # the policy (on its device: see `load_policy`); no image processor: a text LM
                  model, tokenizer, image_processor=None,
                  config: TrainConfig | None = None, # the run's settings; None: `TrainConfig()`
-                 # answer judge: callable (question, reference, answer) -> bool, e.g. `judge.LLMJudge`; None:
-                 # `rewards.ANLSJudge()`
-                 judge=None,
-                 # who demonstrates the cold start (messages -> reply); None: the offline baseline, which
-                 # searches, crops and answers
-                 demo_policy=None,
-                 # called as evaluate(model, stage) after the cold start ('cold_start') and the last step ('final'); its
-                 # dict is recorded (phase 'eval')
+                 judge=None, # (question, reference, answer) -> bool, e.g. `judge.LLMJudge`; None: `ANLSJudge()`
+                 demo_policy=None, # the cold start's demonstrator (messages -> reply); None: the offline baseline
+                 # evaluate(model, stage) after the cold start and the last step: its dict recorded (phase 'eval')
                  evaluate=None,
                  log=print, # called with each metrics record; None: quiet
                  **settings, # `TrainConfig` fields, over `config` (e.g. steps=20)
@@ -326,30 +398,19 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
     """GRPO or GGPO on a policy playing the real agent game, optional cold start first; resumes from
     `out/checkpoint.pt`; raises `TypeError` on an unknown setting, `ValueError` on a bad one or a checkpoint without
     its reference."""
-    from vrag_nb.agent.offline import OfflinePolicy
     c = replace(config or TrainConfig(), **settings)
-    if c.sft_data and image_processor is None:
-        # a text LM reads a view as the words of the index page it shows; an SFT record's image is a file that is no
-        # page of the index (and a crop is a file of its own), so the policy would learn from captions alone
+    if c.sft_data and image_processor is None:  # a text LM reads an index page's words: an SFT image is none of them
         raise ValueError(f'sft_data ({c.sft_data}) holds images that match no page of the index: a text LM would see '
                          'only their captions; cold-start a text LM on played demonstrations (sft_data=None) instead')
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(c.seed)
     model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers)
-    keep = frozen_trunk(model) if c.reuse_trunk else None  # the decoder layer the update's passes start at
-    if c.reuse_trunk and (not keep or image_processor is not None or not c.carry_cache):
-        raise ValueError('reuse_trunk needs a text LM trained in full with frozen bottom layers (trainable_layers, '
-                         'no lora) and carry_cache')
-    pages = {(p.doc, p.page): p for p in index.pages}
-    system = template_system(tokenizer) if c.system == 'template' else c.system  # Qwen3-VL's template: none
-    codec = ChatCodec(tokenizer, image_processor, system=system, pages=pages, obs_chars=c.obs_chars)
-    agent = VRAGAgent(index, None, max_steps=c.max_turns, min_pixels=c.min_pixels, max_pixels=c.max_pixels,
-                      allow_crop=c.allow_crop, preset=c.prompt)
-    mpath, ckpt, cpath, history, start = out/'metrics.jsonl', out/'checkpoint.pt', out/'config.json', [], 0
+    keep, (codec, agent) = _trunk(model, image_processor, c), _game(index, tokenizer, image_processor, c)
+    ckpt, cpath, history, start = out/'checkpoint.pt', out/'config.json', [], 0
     def emit(rec):
         history.append(rec)
-        with open(mpath, 'a') as f: f.write(json.dumps(rec) + '\n')
+        with open(out/'metrics.jsonl', 'a') as f: f.write(json.dumps(rec) + '\n')
         if log: log(rec)
     if ckpt.exists():
         model, opt, ref, start, history = _resume(out, model, c.lora, c.lr, c.kl_coef)
@@ -357,58 +418,24 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         if changed := {k: [was.get(k), v] for k, v in asdict(c).items() if was.get(k, v) != v}:
             emit({'phase': 'config', 'step': start, 'changed': changed})  # resumed with other settings
     else:
-        mpath.unlink(missing_ok=True)
-        if c.sft_steps:
-            demo = demo_policy or OfflinePolicy(index.pages, index.embedder, answerer=None, crop=c.allow_crop)
-            sft = _sft_rows(codec, c) if c.sft_data else None
-            _cold_start(model, codec, agent, examples, demo, c.sft_steps, c.sft_lr, c.sft_batch, c.turn_tokens,
-                        c.response_length, c.seed, judge, c.preset, c.sft_right_only, emit, sft)
-        model, ref = _reference(out, model, c.lora, c.kl_coef, cold_started=bool(c.sft_steps))
-        opt = torch.optim.AdamW(_params(model), lr=c.lr)
-        if evaluate: emit({'phase': 'eval', 'stage': 'cold_start', 'step': 0, **evaluate(model, 'cold_start')})
-        # GRPO starts here; so may another run
-        _save(dict(step=0, trainable=_trainable(model), opt=opt.state_dict(), config=asdict(c)), ckpt)
+        model, opt, ref = _fresh_start(out, model, codec, agent, index, examples, c, judge, demo_policy, evaluate, emit)
     atomic_write(cpath, json.dumps(asdict(c), indent=1))
     params = _params(model)
     # who samples the rollouts: the policy, or its copy in `sampler_dtype`, synced after every update
     sampler = sampler_copy(model, getattr(torch, c.sampler_dtype)) if c.sampler_dtype else model
+    measure = lambda exs, n, seed: play_group(sampler, codec, agent, exs, n, c.turn_tokens, c.response_length,
+                                              c.temperature, c.top_p, judge, c.preset, seed=seed,
+                                              carry_cache=c.carry_cache, draw=c.draw, static_decode=c.static_decode)
     band = None
     for step in range(start + 1, c.steps + 1):
-        measure = lambda exs, n, seed: play_group(sampler, codec, agent, exs, n, c.turn_tokens, c.response_length,
-                                                  c.temperature, c.top_p, judge, c.preset, seed=seed,
-                                                  carry_cache=c.carry_cache, draw=c.draw,
-                                                  static_decode=c.static_decode)
         if c.band_every: band = _band(out, step, c, examples, measure, band, emit)
-        t0, rng = time.perf_counter(), random.Random(f'{c.seed}:{step}')
-        if band:  # the band's questions first, in a seeded order, then the others (a band smaller than `prompts`)
-            inside = set(band['band'])
-            order = [e for e in rng.sample(examples, len(examples)) if e['uid'] in inside]
-            order += [e for e in rng.sample(examples, len(examples)) if e['uid'] not in inside]
-            chosen = order[:c.prompts]
-        else: chosen = rng.sample(examples, min(c.prompts, len(examples)))
-        work, redraws = {}, iter(range(1, 10**6))
-        play = lambda exs, k=0: play_group(
-            sampler, codec, agent, exs, c.group, c.turn_tokens, c.response_length, c.temperature, c.top_p, judge,
-            c.preset, ggpo=c.algo == 'ggpo', seed=c.seed * 1_000_003 + step + 7919 * k, counts=work,
-            carry_cache=c.carry_cache, keep_trunk=keep, draw=c.draw, static_decode=c.static_decode)
-        rows = play(chosen)
-        if c.dynamic_sampling:  # the rest of the questions, in a fixed order, drawn as tied groups are dropped
-            pool = order[c.prompts:] if band else [e for e in rng.sample(examples, len(examples))
-                                                   if e not in chosen]
-            rows, ds = dynamic_sampling(rows, pool, lambda exs: play(exs, next(redraws)), c.dynamic_sampling)
-            work.update(ds)
+        t0 = time.perf_counter()
+        rows, work = _rollouts(sampler, codec, agent, examples, band, c, step, judge, keep)
         t1 = time.perf_counter()
         m = grpo_update(model, rows, codec, opt, ref, c.kl_coef, c.clip_ratio, c.micro_batch, dr_grpo=c.dr_grpo,
                         horizon=c.response_length)
         if sampler is not model: sync_sampler(sampler, model)
-        tokens = sum(sum(r.mask) for r in rows)
-        emit({
-            'phase': 'grpo', 'step': step, **_summary(rows), **m, **work, 'seconds_rollout': round(t1 - t0, 3),
-            'questions': sorted({r.group for r in rows}), **({'band': len(band['band'])} if band else {}),
-            'generated_tokens': tokens, 'tokens_per_second': round(tokens / max(t1 - t0, 1e-9), 1),
-            'trainable_params': sum(p.numel() for p in params), 'seconds': round(time.perf_counter() - t0, 3),
-            'peak_gib': round(torch.cuda.max_memory_allocated() / 2**30, 2) if params[0].is_cuda else None
-        })
+        emit(_step_record(step, rows, m, work, band, params, t0, t1))
         if step % c.ckpt_every and step != c.steps: continue
         _save(dict(step=step, trainable=_trainable(model), opt=opt.state_dict(), config=asdict(c)), ckpt)
     if evaluate and start < c.steps: emit(dict(phase='eval', stage='final', step=c.steps, **evaluate(model, 'final')))

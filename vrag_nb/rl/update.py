@@ -193,6 +193,7 @@ def _ref_from_trunk(ref, hidden, b, codec, k, temperature):
     "The reference's log-probs from the shared trunk's output `hidden` [B, T, d]: its layers above `k`, norm and head."
     with torch.no_grad(): return _from_trunk(ref, hidden, b, codec, k, temperature)[0]
 
+# %% ../../nbs/67_rl.update.ipynb #upd_tr02s1
 def _kept_trunk(model, # the policy
                 rows: list[TokenRollout], # the rollouts a pass is needed for
                ) -> int: # the decoder layer the policy's passes start at (0: the whole pass)
