@@ -12,6 +12,13 @@ their page word for word) are trained on -- is scored on the tuning sets data/qa
 the rule of benchmarks/retrieval_unseen.py picks: the best mean recall@1 over them (ties: recall@5, then MRR@10). The
 held-out sets (qa_rdocs.json, qa_unseen.json) are never opened here. Under a minute on one core once the indexes
 exist; the same weights on every run.
+
+    .venv/bin/python benchmarks/train_reranker.py --train natural --results benchmarks/results/reranker_natural.json
+
+`--train natural` trains on the readers' questions instead (data/qa_train_natural.json over data/pdfs_train) and
+chooses on their validation split (data/qa_val_natural.json over data/pdfs_val, documents of its own), by the same
+rule over that one set; it reports the tuning sets and the shipped ranker's weights (vrag_nb/retrieval/ranker.json)
+beside it on every set, so that a refit is compared with the default before it replaces it.
 """
 import hashlib, argparse, itertools, json, sys, time
 from pathlib import Path
@@ -70,7 +77,10 @@ def main():
     ap.add_argument('--work', default='runs/retrieval_unseen', help='indexes, built once (as retrieval_unseen)')
     ap.add_argument('--out', help='the ranker JSON to write (vrag_nb/retrieval/ranker.json)')
     ap.add_argument('--results', help='the grid and its scores, JSON')
+    ap.add_argument('--train', choices=['generated', 'natural'], default='generated',
+                    help="natural: data/qa_train_natural.json, chosen on data/qa_val_natural.json")
     a = ap.parse_args()
+    if a.train == 'natural': return natural(a)
     import torch
     torch.set_num_threads(1)
     from vrag_nb.eval.retrieval import load_qa
@@ -107,6 +117,46 @@ def main():
         Path(a.out).write_text(json.dumps(spec, indent=1) + '\n')
         Path(a.out).with_suffix('.sha256').write_text(hashlib.sha256(Path(a.out).read_bytes()).hexdigest() + '\n')
     if a.results: Path(a.results).write_text(json.dumps(dict(grid=grid, chosen=spec), indent=1))
+
+
+def shipped():
+    "The default ranker's weights and candidate count (vrag_nb/retrieval/ranker.json)."
+    import vrag_nb.retrieval
+    spec = json.loads((Path(vrag_nb.retrieval.__file__).parent/'ranker.json').read_text())
+    return np.array(spec['weights']), spec['candidates']
+
+
+def natural(a):
+    "Train on the readers' questions, choose on their validation split; the default ranker and first stage beside."
+    import torch
+    torch.set_num_threads(1)
+    from vrag_nb.eval.retrieval import load_qa
+    t0, work = time.time(), Path(a.work)
+    train_ix = index_for(work, 'train_natural', 'data/pdfs_train')
+    sets = {'val': ('data/qa_val_natural.json', 'data/pdfs_val'), **{s: SETS[s] for s in CHOOSE_ON}}
+    train = load_qa('data/qa_train_natural.json')
+    rows, gens = candidate_rows(train_ix, train), [e['meta_info'].get('generator', '') for e in train]
+    scored = {s: candidate_rows(index_for(work, s if s != 'val' else 'val_natural', pdfs), load_qa(qa))
+              for s, (qa, pdfs) in sets.items()}
+    w0, n0 = shipped()
+    base = {s: metrics(r, None, 0) for s, r in scored.items()}
+    default = {s: metrics(r, w0, n0) for s, r in scored.items()}
+    print(f'{len(rows)} training questions, features in {time.time() - t0:.0f} s; first stage {base}; default '
+          f'{default}', flush=True)
+    grid = []
+    for C, n, cloze in itertools.product(*GRID.values()):
+        w = fit([r for r, g in zip(rows, gens) if cloze or g != 'cloze'], C)
+        res = {s: metrics(r, w, n) for s, r in scored.items()}
+        grid.append(dict(C=C, candidates=n, cloze=cloze, weights=[round(float(x), 5) for x in w], sets=res,
+                         key=[res['val'][k] for k in ('recall@1', 'recall@5', 'mrr@10')]))
+        print(f'C={C} candidates={n} cloze={cloze}: {res}', flush=True)
+    best = max(grid, key=lambda g: g['key'])
+    out = dict(trained_on=f'data/qa_train_natural.json ({len(rows)} questions), top {TRAIN_DEPTH}',
+               chosen_on='data/qa_val_natural.json (best recall@1; ties recall@5, MRR@10)', first_stage=base,
+               default_ranker=default, grid=grid, chosen={k: best[k] for k in ('C', 'candidates', 'cloze', 'sets')},
+               seconds=round(time.time() - t0), command=' '.join(['.venv/bin/python'] + sys.argv))
+    print(f"chosen: C={best['C']} candidates={best['candidates']} cloze={best['cloze']}: {best['sets']}")
+    if a.results: Path(a.results).write_text(json.dumps(out, indent=1) + '\n')
 
 
 if __name__ == '__main__': main()
