@@ -54,6 +54,7 @@ ap.add_argument('--max_turns', type=int, default=4)
 ap.add_argument('--turn_tokens', type=int, default=128)
 ap.add_argument('--response_length', type=int, default=2048)
 ap.add_argument('--micro_batch', type=int, default=4)
+ap.add_argument('--micro_tokens', type=int, help='padded tokens per forward/backward instead of --micro_batch rows')
 ap.add_argument('--lora_r', type=int, default=64)
 ap.add_argument('--no_checkpointing', action='store_true',
                 help='keep every activation for the backward pass (faster, more memory); default: checkpointing on GPU')
@@ -160,6 +161,7 @@ for mode, path in [(m, p) for m in a.modes.split(',') for p in a.paths.split(','
         group=a.group,
         lr=1e-6,
         micro_batch=a.micro_batch,
+        micro_tokens=a.micro_tokens,
         lora=lora,
         gradient_checkpointing=not a.tiny and not a.no_checkpointing,
         max_turns=a.max_turns,
@@ -208,6 +210,7 @@ res = dict(
     turn_tokens=a.turn_tokens,
     lora_r=a.lora_r,
     micro_batch=a.micro_batch,
+    micro_tokens=a.micro_tokens,
     checkpointing=not a.tiny and not a.no_checkpointing,
     share_prefix=not a.no_share_prefix,
     pixels=pix,

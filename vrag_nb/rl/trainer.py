@@ -232,6 +232,7 @@ class TrainConfig:
     clip_ratio: float = 0.2 # PPO ε (VRAG-RL: 0.2)
     dr_grpo: bool = False # Dr.GRPO: advantages not divided by the group's std, losses by rollouts × response_length
     micro_batch: int = 4 # rollouts per forward/backward
+    micro_tokens: int | None = None # padded tokens per forward/backward instead (`grpo_update`); None: `micro_batch`
     lora: dict | None = None # peft LoraConfig settings, e.g. {'r': 64, 'lora_alpha': 128}; None: full fine-tuning
     freeze_vision: bool = True # see `prepare_policy`
     gradient_checkpointing: bool = False # see `prepare_policy`
@@ -280,8 +281,9 @@ class TrainConfig:
 
     def __post_init__(self):
         """Raises `ValueError` on an unknown algo, sampler dtype or draw, a temperature ≤ 0, a negative
-        `dynamic_sampling`, `band_every` or `band_pool`, `band_samples` < 2 with a band, `reuse_trunk` with a
-        bf16 sampler, or `static_decode` without the cache carried or with `reuse_trunk`."""
+        `dynamic_sampling`, `band_every` or `band_pool`, a `micro_batch` or `micro_tokens` below 1, `band_samples` < 2
+        with a band, `reuse_trunk` with a bf16 sampler, or `static_decode` without the cache carried or with
+        `reuse_trunk`."""
         if self.algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {self.algo!r}")
         if self.temperature <= 0:
             raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {self.temperature}')
@@ -295,6 +297,9 @@ class TrainConfig:
         if self.reuse_trunk and self.sampler_dtype == 'bfloat16':
             raise ValueError("reuse_trunk would start the update from states that the bf16 sampler computed, not the "
                              "policy: use sampler_dtype=None or 'float32' with it")
+        if self.micro_batch < 1 or (self.micro_tokens is not None and self.micro_tokens < 1):
+            raise ValueError(f'micro_batch and micro_tokens count rows and tokens: got {self.micro_batch}, '
+                             f'{self.micro_tokens}')
         if self.dynamic_sampling < 0: raise ValueError(f'dynamic_sampling counts rounds: got {self.dynamic_sampling}')
         if self.band_every < 0 or self.band_pool < 0:
             raise ValueError(f'band_every and band_pool count steps and questions: got {self.band_every}, '
@@ -432,8 +437,8 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
         t0 = time.perf_counter()
         rows, work = _rollouts(sampler, codec, agent, examples, band, c, step, judge, keep)
         t1 = time.perf_counter()
-        m = grpo_update(model, rows, codec, opt, ref, c.kl_coef, c.clip_ratio, c.micro_batch, dr_grpo=c.dr_grpo,
-                        horizon=c.response_length)
+        m = grpo_update(model, rows, codec, opt, ref, c.kl_coef, c.clip_ratio, c.micro_batch, c.micro_tokens,
+                        dr_grpo=c.dr_grpo, horizon=c.response_length)
         if sampler is not model: sync_sampler(sampler, model)
         emit(_step_record(step, rows, m, work, band, params, t0, t1))
         if step % c.ckpt_every and step != c.steps: continue

@@ -16,7 +16,7 @@ from .sampling import output_of
 
 # %% auto #0
 __all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'stack_adapter', 'frozen_trunk', 'shared_trunk',
-           'grpo_update']
+           'micro_batches', 'grpo_update']
 
 # %% ../../nbs/67_rl.update.ipynb #45c41004
 # Linear-layer names of the attention and MLP projections (Qwen, Llama, SmolLM2)
@@ -264,6 +264,25 @@ def _zero_grads(params: list, # the trainable parameters
     for q in params:
         if q.grad is None: q.grad = torch.zeros_like(q)
 
+# %% ../../nbs/67_rl.update.ipynb #upd_mb1
+def micro_batches(run: list[int], # the rows to run, in order
+                  lengths: list[int], # every row's length, tokens (indexed by row)
+                  micro_batch: int, # rows per micro-batch, when `micro_tokens` is None
+                  micro_tokens: int | None = None, # padded tokens per micro-batch at most (rows × their longest)
+                 ) -> list[list[int]]: # the micro-batches, each a list of rows
+    """Rows cut into micro-batches: `micro_batch` at a time in order, or, with `micro_tokens`, longest first, each batch
+    as many rows as fit `micro_tokens` once padded to its longest (at least one row): fewer passes and less padding
+    for the same tokens. The update's loss weights each micro-batch by its tokens over the whole batch's, so the cut
+    changes the gradient by float rounding only. Raises `ValueError` on a `micro_batch` or `micro_tokens` below 1."""
+    if micro_batch < 1 or (micro_tokens is not None and micro_tokens < 1):
+        raise ValueError(f'micro_batch and micro_tokens must be at least 1, got {micro_batch}, {micro_tokens}')
+    if micro_tokens is None: return [run[i:i + micro_batch] for i in range(0, len(run), micro_batch)]
+    out = []
+    for i in sorted(run, key=lambda i: -lengths[i]):  # longest first: a batch's first row sets its padded length
+        if out and (len(out[-1]) + 1) * lengths[out[-1][0]] <= micro_tokens: out[-1].append(i)
+        else: out.append([i])
+    return out
+
 # %% ../../nbs/67_rl.update.ipynb #f121df13
 def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 rows: list[TokenRollout], # scored rollouts, several per group
@@ -272,6 +291,8 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 ref=None, # frozen reference model; None: the adapter disabled (LoRA), or no KL
                 kl_coef: float = 0.01, clip_ratio: float = 0.2, # VRAG-RL: 0.01, 0.2 (reference.md §6)
                 micro_batch: int = 4, # rollouts per forward/backward
+                # padded tokens per forward/backward instead (`micro_batches`: longest first); None: `micro_batch` rows
+                micro_tokens: int | None = None,
                 max_grad_norm: float = 1.0, # gradient clipping
                 # Dr.GRPO: advantages not divided by the group's std, token losses summed over rollouts × `horizon`
                 dr_grpo: bool = False,
@@ -296,7 +317,7 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
     run = _rows_to_run(adv, masks, skip_zero_advantage and not kl_term)
     trunk = shared_trunk(model, ref) if kl_term and share_trunk else 0
     kept = _kept_trunk(model, [rows[i] for i in run]) if reuse_trunk else 0
-    mbs = [run[i:i + micro_batch] for i in range(0, len(run), micro_batch)]
+    mbs = micro_batches(run, [len(m) for m in masks], micro_batch, micro_tokens)
     n_run = max(sum(float(masks[i].sum()) for i in run), 1.0)  # entropy, clipfrac and gap: over the rows run
     s, t_ref, t_upd, rmax = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0, 0.0
     model.train()
