@@ -541,6 +541,11 @@ def prepare(a):
     if mib(tree + size) > CARRY_LIMIT_MIB:
         print('[gpu_check] WARNING: over the limit, the call would be refused' +
               ('' if a.no_nbdev else ': try --no-nbdev (the #| gpu notebooks then fail to start)'))
+        extra = sorted(d for d in (ROOT/'data').glob('pdfs_*') if d.is_dir())  # PDFs no GPU part reads
+        if extra:
+            held = sum(f.stat().st_size for d in extra for f in d.rglob('*') if f.is_file())
+            print(f"[gpu_check] or move {', '.join(d.name for d in extra)} ({mib(held):.1f} MiB of data/; no GPU part "
+                  "reads them) out of the checkout for the call, and back after it")
     rel = carry.relative_to(ROOT) if carry.is_relative_to(ROOT) else carry
     print(f"[gpu_check] then one GPU call: carry ['{rel}'], command 'make gpu-check GPU_CHECK_ARGS=\"--out "
           "$OUT/gpu_check.json\"' (or python3 tools/gpu_check.py --out $OUT/gpu_check.json)")
