@@ -13,7 +13,8 @@ from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
 # %% auto #0
 __all__ = ['ChosenLogprobs', 'suppress', 'merged_adapter', 'grouped_attention', 'decode_batch', 'inverse_cdf', 'check_draw',
-           'batch_images', 'needs_mm_types', 'output_of', 'TurnCache', 'sampler_copy', 'sync_sampler']
+           'warpers', 'pick_tokens', 'batch_images', 'needs_mm_types', 'output_of', 'TurnCache', 'sampler_copy',
+           'sync_sampler']
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp05
 class ChosenLogprobs(LogitsProcessor):
@@ -86,21 +87,14 @@ def _sample(model, cache, x, att, xp, vision, rope, stop_ids, pad_id, max_new_to
     """Prefill `x` onto `cache` (or take `first`, the prefill's logits [B, V] when the caller ran it) and decode a token
     a step, drawn by `draw` ('multinomial' or 'inverse_cdf'): (new tokens [B, n], their log π [B, n], the n - 1
     tokens fed to the cache after `x`, the attention mask over the cache)."""
-    from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
-    sample, tau = temperature > 0, temperature if temperature > 0 else 1.0
-    # as `generate` builds them: top-p only below 1 (at 1 it would only sort the vocabulary, every step)
-    warp = LogitsProcessorList(([TemperatureLogitsWarper(temperature)] + [TopPLogitsWarper(top_p)] * (top_p < 1))
-                               if sample else [])
+    tau, warp = temperature if temperature > 0 else 1.0, warpers(temperature, top_p)
     news, lps, live = [], [], torch.ones(len(x), dtype=torch.bool, device=x.device)
     stop = torch.tensor(stop_ids, device=x.device)
     for step in range(max_new_tokens):
         if step == 0 and first is not None: logits = first
         else: logits = _forward(model, cache, x, att, xp, vision if step == 0 else {})
         logits = suppress(logits, banned)
-        scores = warp(x, logits)  # the warpers do not read the ids
-        if not sample: nxt = scores.argmax(-1)
-        elif draw == 'inverse_cdf': nxt = inverse_cdf(scores.softmax(-1))
-        else: nxt = torch.multinomial(scores.softmax(-1), 1)[:, 0]
+        nxt = pick_tokens(warp(x, logits), temperature, draw)  # the warpers do not read the ids
         nxt = torch.where(live, nxt, torch.full_like(nxt, pad_id))
         lps.append((logits / tau).log_softmax(-1).gather(1, nxt[:, None])[:, 0])
         news.append(nxt)
@@ -228,6 +222,24 @@ def check_draw(draw: str, # how a token is drawn
     if draw not in ('multinomial', 'inverse_cdf'):
         raise ValueError(f"draw must be 'multinomial' or 'inverse_cdf', got {draw!r}")
     return draw
+
+def warpers(temperature: float, # 0: greedy (no warper)
+            top_p: float, # nucleus sampling below 1
+           ): # a transformers `LogitsProcessorList`: (ids, logits [B, V]) -> warped logits [B, V]
+    """transformers' own temperature and top-p warpers, as `generate` builds them: top-p only below 1 (at 1 it would
+    only sort the vocabulary, every step), none when greedy."""
+    from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
+    if temperature <= 0: return LogitsProcessorList([])
+    return LogitsProcessorList([TemperatureLogitsWarper(temperature)] + [TopPLogitsWarper(top_p)] * (top_p < 1))
+
+def pick_tokens(scores: torch.Tensor, # [B, V] warped logits (`warpers`)
+                temperature: float, # 0: greedy
+                draw: str, # 'multinomial' (`generate`'s draws) or 'inverse_cdf'
+               ) -> torch.Tensor: # [B] int64, one token per row
+    "A token per row: the argmax when greedy, else a draw from softmax(`scores`) by `draw`."
+    if temperature <= 0: return scores.argmax(-1)
+    if draw == 'inverse_cdf': return inverse_cdf(scores.softmax(-1))
+    return torch.multinomial(scores.softmax(-1), 1)[:, 0]
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp31
 def batch_images(images: list[dict], # processed images in order: {'pixel_values', 'image_grid_thw'} each

@@ -6,9 +6,8 @@
 from __future__ import annotations
 import warnings
 import torch
-from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
 from transformers.cache_utils import Cache, CacheLayerMixin
-from .sampling import check_draw, inverse_cdf
+from .sampling import check_draw, pick_tokens, warpers
 
 # %% auto #0
 __all__ = ['FixedCache', 'fixed_from', 'static_decode']
@@ -67,11 +66,8 @@ class _Step:
     def __init__(self, model, fixed, att, pos, first, stop_ids, pad_id, max_new_tokens, temperature, top_p, banned,
                  draw):
         dev, (B, N) = att.device, att.shape
-        self.model, self.cache, self.draw, self.pad_id = model, fixed, draw, pad_id
-        self.sample, self.tau = temperature > 0, temperature if temperature > 0 else 1.0
-        # as `generate` builds them: top-p only below 1
-        self.warp = LogitsProcessorList(([TemperatureLogitsWarper(temperature)] +
-                                         [TopPLogitsWarper(top_p)] * (top_p < 1)) if self.sample else [])
+        self.model, self.cache, self.draw, self.pad_id, self.temperature = model, fixed, draw, pad_id, temperature
+        self.tau, self.warp = temperature if temperature > 0 else 1.0, warpers(temperature, top_p)
         self.banned = torch.zeros(first.shape[-1], dtype=torch.bool, device=dev)
         if len(banned): self.banned[torch.tensor(list(banned), device=dev)] = True
         self.stop = torch.tensor(list(stop_ids), device=dev)
@@ -86,10 +82,7 @@ class _Step:
     def take(self, logits):
         "Draw each row's token from `logits` [B, V] float32 and write it, its log-prob and the rows left, in place."
         logits = logits.masked_fill(self.banned, float('-inf'))
-        scores = self.warp(self.x, logits)  # the warpers do not read the ids
-        if not self.sample: nxt = scores.argmax(-1)
-        elif self.draw == 'inverse_cdf': nxt = inverse_cdf(scores.softmax(-1))
-        else: nxt = torch.multinomial(scores.softmax(-1), 1)[:, 0]
+        nxt = pick_tokens(self.warp(self.x, logits), self.temperature, self.draw)  # the warpers do not read the ids
         nxt = torch.where(self.live, nxt, torch.full_like(nxt, self.pad_id))
         lp = (logits / self.tau).log_softmax(-1).gather(1, nxt[:, None])
         self.steps.add_(self.live.any().long())
