@@ -31,11 +31,23 @@ def lora_targets(model, # a transformers LM or VLM
         if isinstance(m, torch.nn.Linear) and n.rsplit('.', 1)[-1] in PROJ and 'visual' not in n.split('.')
     ]
 
+# %% ../../nbs/67_rl.update.ipynb #upd_fi01
+def _frozen_inputs(model, # a transformers model (or a peft model over one) after `gradient_checkpointing_enable`
+                  ):
+    """Remove the hooks that make each sub-model's input embeddings require grad (transformers'
+    `enable_input_require_grads`, which `gradient_checkpointing_enable` and peft call). Non-reentrant checkpointing
+    does not need them, and on a VLM they hook the vision tower's patch embedding too: the frozen tower's activations
+    then require grad, and every backward pass runs back through all its layers for no parameter."""
+    for m in model.modules():
+        if getattr(m, '_require_grads_hooks', None) or getattr(m, '_require_grads_hook', None):
+            m.disable_input_require_grads()
+
 # %% ../../nbs/67_rl.update.ipynb #1a20917c
 def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 or bfloat16
                    lora: dict | None = None, # peft `LoraConfig` settings (r, lora_alpha, ...); None: full fine-tuning
                    freeze_vision: bool = True, # full fine-tuning: keep the vision tower frozen
-                   # recompute activations in the backward pass (less memory, ~30% more time)
+                   # recompute the language model's activations in the backward pass (less memory, ~30% more time);
+                   # non-reentrant, the frozen parts out of the backward pass (`_frozen_inputs`)
                    gradient_checkpointing: bool = False,
                    # full fine-tuning: train only the top this many language-model layers and the final norm; None: all
                    trainable_layers: int | None = None,
@@ -69,7 +81,7 @@ def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 
             for n, p in model.named_parameters(): p.requires_grad_(layer(n) in top or final_norm(n))
     if gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})
-        if lora: model.enable_input_require_grads()
+        _frozen_inputs(model)
     return model
 
 # %% ../../nbs/67_rl.update.ipynb #ee9fbf96
@@ -283,6 +295,31 @@ def micro_batches(run: list[int], # the rows to run, in order
         else: out.append([i])
     return out
 
+# %% ../../nbs/67_rl.update.ipynb #upd_im01
+@contextlib.contextmanager
+def _images_once(model, # the policy
+                 share: bool, # whether its reference pass is its own weights with adapters off (LoRA: `ref` None)
+                ):
+    """The frozen vision tower run once per pixel tensor: the reference view's pass and the policy's pass over one
+    micro-batch get the same image features. The tower carries no adapter and no trainable weight, so both passes would
+    compute exactly these; a tower with a trainable weight, or a separate reference model, is left as it is."""
+    vm = getattr(model.get_base_model() if hasattr(model, 'get_base_model') else model, 'model', None)
+    tower = getattr(vm, 'visual', None)
+    if not share or tower is None or any(p.requires_grad for p in tower.parameters()):
+        yield
+        return
+    own, orig, kept = 'get_image_features' in vars(vm), vm.get_image_features, []
+    def once(pixel_values, *args, **kw):
+        if kept and kept[0][0] is pixel_values: return kept[0][1]
+        with torch.no_grad(): out = orig(pixel_values, *args, **kw)
+        kept[:] = [(pixel_values, out)]  # the tensor is held, so its identity cannot pass to another batch's
+        return out
+    vm.get_image_features = once
+    try: yield
+    finally:
+        if own: vm.get_image_features = orig
+        else: del vm.get_image_features
+
 # %% ../../nbs/67_rl.update.ipynb #f121df13
 def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 rows: list[TokenRollout], # scored rollouts, several per group
@@ -322,45 +359,46 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
     s, t_ref, t_upd, rmax = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0, 0.0
     model.train()
     opt.zero_grad()
-    for mb in mbs:
-        b = collate([rows[i] for i in mb], codec, dev, dt)
-        mask = torch.stack(
-            [torch.nn.functional.pad(masks[i], (0, b['input_ids'].shape[1] - len(masks[i]))) for i in mb]).to(dev)
-        w, ws, t0 = float(mask.sum()) / n, float(mask.sum()) / n_run, time.perf_counter()
-        if kept:  # both passes from the states the sampler kept, the reference's where it shares them
-            hidden = _trunk_batch([rows[i] for i in mb], b['input_ids'].shape[1], dev, dt)
-            lp, ent = _from_trunk(model, hidden, b, codec, kept, temp, with_entropy=True)
-            t1 = time.perf_counter()
-            if not kl_term: ref_lp = None
-            elif trunk >= kept: ref_lp = _ref_from_trunk(ref, hidden, b, codec, kept, temp)
-            else: ref_lp = _ref_logprobs(model, ref, b, codec, temp)
-            t_ref += time.perf_counter() - t1
-            t_upd += t1 - t0
-            t1 = time.perf_counter()
-        elif trunk:  # the policy's pass first; the reference's starts from its trunk's output
-            with output_of(model.model.layers[trunk - 1]) as out:
+    with _images_once(model, ref is None):  # a LoRA policy's reference view shares its image features
+        for mb in mbs:
+            b = collate([rows[i] for i in mb], codec, dev, dt)
+            mask = torch.stack(
+                [torch.nn.functional.pad(masks[i], (0, b['input_ids'].shape[1] - len(masks[i]))) for i in mb]).to(dev)
+            w, ws, t0 = float(mask.sum()) / n, float(mask.sum()) / n_run, time.perf_counter()
+            if kept:  # both passes from the states the sampler kept, the reference's where it shares them
+                hidden = _trunk_batch([rows[i] for i in mb], b['input_ids'].shape[1], dev, dt)
+                lp, ent = _from_trunk(model, hidden, b, codec, kept, temp, with_entropy=True)
+                t1 = time.perf_counter()
+                if not kl_term: ref_lp = None
+                elif trunk >= kept: ref_lp = _ref_from_trunk(ref, hidden, b, codec, kept, temp)
+                else: ref_lp = _ref_logprobs(model, ref, b, codec, temp)
+                t_ref += time.perf_counter() - t1
+                t_upd += t1 - t0
+                t1 = time.perf_counter()
+            elif trunk:  # the policy's pass first; the reference's starts from its trunk's output
+                with output_of(model.model.layers[trunk - 1]) as out:
+                    lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
+                t1 = time.perf_counter()
+                ref_lp = _ref_from_trunk(ref, out[0], b, codec, trunk, temp)
+                t_ref += time.perf_counter() - t1
+                t_upd += t1 - t0  # the policy's forward, counted with its backward below
+                t1 = time.perf_counter()
+            else:
+                ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
+                t1 = time.perf_counter()
+                t_ref += t1 - t0
                 lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
-            t1 = time.perf_counter()
-            ref_lp = _ref_from_trunk(ref, out[0], b, codec, trunk, temp)
-            t_ref += time.perf_counter() - t1
-            t_upd += t1 - t0  # the policy's forward, counted with its backward below
-            t1 = time.perf_counter()
-        else:
-            ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
-            t1 = time.perf_counter()
-            t_ref += t1 - t0
-            lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
-        # π_old is the sampler's: the PPO ratio is the importance ratio π_θ / π_sampler, truncated by the clip
-        pg, m = policy_loss(b['old_logprobs'], lp, adv[mb].to(dev)[:, None] * mask, mask, clip_ratio)
-        rmax = max(rmax, float(((lp.detach() - b['old_logprobs']) * (mask > 0)).exp().max()))
-        kl = token_mean(low_var_kl(lp, ref_lp), mask) if ref_lp is not None else torch.zeros((), device=dev)
-        ((pg + kl_coef * kl) * w).backward()
-        t_upd += time.perf_counter() - t1
-        s['pg'] += pg.item() * w
-        s['kl'] += kl.item() * w
-        s['ent'] += token_mean(ent, mask).item() * ws
-        s['clip'] += m['clipfrac'] * ws
-        s['gap'] += token_mean((lp.detach() - b['old_logprobs']).abs(), mask).item() * ws
+            # π_old is the sampler's: the PPO ratio is the importance ratio π_θ / π_sampler, truncated by the clip
+            pg, m = policy_loss(b['old_logprobs'], lp, adv[mb].to(dev)[:, None] * mask, mask, clip_ratio)
+            rmax = max(rmax, float(((lp.detach() - b['old_logprobs']) * (mask > 0)).exp().max()))
+            kl = token_mean(low_var_kl(lp, ref_lp), mask) if ref_lp is not None else torch.zeros((), device=dev)
+            ((pg + kl_coef * kl) * w).backward()
+            t_upd += time.perf_counter() - t1
+            s['pg'] += pg.item() * w
+            s['kl'] += kl.item() * w
+            s['ent'] += token_mean(ent, mask).item() * ws
+            s['clip'] += m['clipfrac'] * ws
+            s['gap'] += token_mean((lp.detach() - b['old_logprobs']).abs(), mask).item() * ws
     t0 = time.perf_counter()
     params = [q for q in model.parameters() if q.requires_grad]
     _zero_grads(params)
