@@ -320,6 +320,41 @@ def _images_once(model, # the policy
         if own: vm.get_image_features = orig
         else: del vm.get_image_features
 
+# %% ../../nbs/67_rl.update.ipynb #upd_ps01
+def _passes(model, ref, b, codec, rows, kept, trunk, kl_term, kl_coef, temp):
+    """One micro-batch's passes: the policy's log-probs and entropies (with grad) and the reference's log-probs (None
+    without a KL term), from the states the sampler kept (`kept`, the reference's too where it shares them), from the
+    tokens with the reference's pass starting at the shared trunk's output (`trunk`), or both from the tokens. Returns
+    (log-probs, entropies, reference log-probs, seconds of the policy's forward, seconds of the reference's)."""
+    t0 = time.perf_counter()
+    if kept:
+        hidden = _trunk_batch(rows, b['input_ids'].shape[1], b['input_ids'].device, next(model.parameters()).dtype)
+        lp, ent = _from_trunk(model, hidden, b, codec, kept, temp, with_entropy=True)
+        t1 = time.perf_counter()
+        if not kl_term: ref_lp = None
+        elif trunk >= kept: ref_lp = _ref_from_trunk(ref, hidden, b, codec, kept, temp)
+        else: ref_lp = _ref_logprobs(model, ref, b, codec, temp)
+        return lp, ent, ref_lp, t1 - t0, time.perf_counter() - t1
+    if trunk:  # the policy's pass first; the reference's starts from its trunk's output
+        with output_of(model.model.layers[trunk - 1]) as out:
+            lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
+        t1 = time.perf_counter()
+        ref_lp = _ref_from_trunk(ref, out[0], b, codec, trunk, temp)
+        return lp, ent, ref_lp, t1 - t0, time.perf_counter() - t1
+    ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
+    t1 = time.perf_counter()
+    lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
+    return lp, ent, ref_lp, time.perf_counter() - t1, t1 - t0
+
+def _optimiser_step(model, opt, max_grad_norm) -> torch.Tensor:
+    "Every trainable parameter given a gradient (`_zero_grads`), the norm clipped, one optimiser step; the norm."
+    params = [q for q in model.parameters() if q.requires_grad]
+    _zero_grads(params)
+    gnorm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    return gnorm
+
 # %% ../../nbs/67_rl.update.ipynb #f121df13
 def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 rows: list[TokenRollout], # scored rollouts, several per group
@@ -364,47 +399,22 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
             b = collate([rows[i] for i in mb], codec, dev, dt)
             mask = torch.stack(
                 [torch.nn.functional.pad(masks[i], (0, b['input_ids'].shape[1] - len(masks[i]))) for i in mb]).to(dev)
-            w, ws, t0 = float(mask.sum()) / n, float(mask.sum()) / n_run, time.perf_counter()
-            if kept:  # both passes from the states the sampler kept, the reference's where it shares them
-                hidden = _trunk_batch([rows[i] for i in mb], b['input_ids'].shape[1], dev, dt)
-                lp, ent = _from_trunk(model, hidden, b, codec, kept, temp, with_entropy=True)
-                t1 = time.perf_counter()
-                if not kl_term: ref_lp = None
-                elif trunk >= kept: ref_lp = _ref_from_trunk(ref, hidden, b, codec, kept, temp)
-                else: ref_lp = _ref_logprobs(model, ref, b, codec, temp)
-                t_ref += time.perf_counter() - t1
-                t_upd += t1 - t0
-                t1 = time.perf_counter()
-            elif trunk:  # the policy's pass first; the reference's starts from its trunk's output
-                with output_of(model.model.layers[trunk - 1]) as out:
-                    lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
-                t1 = time.perf_counter()
-                ref_lp = _ref_from_trunk(ref, out[0], b, codec, trunk, temp)
-                t_ref += time.perf_counter() - t1
-                t_upd += t1 - t0  # the policy's forward, counted with its backward below
-                t1 = time.perf_counter()
-            else:
-                ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
-                t1 = time.perf_counter()
-                t_ref += t1 - t0
-                lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
+            w, ws = float(mask.sum()) / n, float(mask.sum()) / n_run
+            lp, ent, ref_lp, t_fwd, t_r = _passes(model, ref, b, codec, [rows[i] for i in mb], kept, trunk, kl_term,
+                                                 kl_coef, temp)
+            t_ref, t1 = t_ref + t_r, time.perf_counter()
             # π_old is the sampler's: the PPO ratio is the importance ratio π_θ / π_sampler, truncated by the clip
             pg, m = policy_loss(b['old_logprobs'], lp, adv[mb].to(dev)[:, None] * mask, mask, clip_ratio)
             rmax = max(rmax, float(((lp.detach() - b['old_logprobs']) * (mask > 0)).exp().max()))
             kl = token_mean(low_var_kl(lp, ref_lp), mask) if ref_lp is not None else torch.zeros((), device=dev)
             ((pg + kl_coef * kl) * w).backward()
-            t_upd += time.perf_counter() - t1
-            s['pg'] += pg.item() * w
-            s['kl'] += kl.item() * w
-            s['ent'] += token_mean(ent, mask).item() * ws
-            s['clip'] += m['clipfrac'] * ws
-            s['gap'] += token_mean((lp.detach() - b['old_logprobs']).abs(), mask).item() * ws
+            t_upd += t_fwd + time.perf_counter() - t1
+            for k, v, wt in (('pg', pg.item(), w), ('kl', kl.item(), w), ('ent', token_mean(ent, mask).item(), ws),
+                             ('clip', m['clipfrac'], ws),
+                             ('gap', token_mean((lp.detach() - b['old_logprobs']).abs(), mask).item(), ws)):
+                s[k] += v * wt
     t0 = time.perf_counter()
-    params = [q for q in model.parameters() if q.requires_grad]
-    _zero_grads(params)
-    gnorm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
-    opt.step()
-    opt.zero_grad(set_to_none=True)
+    gnorm = _optimiser_step(model, opt, max_grad_norm)
     return dict(loss=s['pg'] + kl_coef * s['kl'], kl=s['kl'], entropy=s['ent'], clipfrac=s['clip'],
                 grad_norm=float(gnorm), logprob_gap=s['gap'], ratio_max=rmax,
                 skipped=round(1 - len(run) / max(len(rows), 1), 4), seconds_ref=round(t_ref, 3),
