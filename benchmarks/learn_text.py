@@ -38,10 +38,11 @@ from --profile_out), curves.png, and the sampled steps' metrics (metrics_<run>.j
 (data/qa_train_natural.json over data/pdfs_train) are trained on, the KL coefficient is chosen on the validation split
 (data/qa_val_natural.json over data/pdfs_val). The cold start's learnable band is measured once (`initial_band`:
 --band_samples rollouts a question, band_initial.jsonl, resumable) and every run starts from it; `train_policy` draws
-each step's questions from the band and measures it again every --band_every steps. The --probes training probes are
-drawn once (seed 0) from that first band. Every --eval_every steps a run plays the validation split and the probes;
-the held-out sets only at its last step. summary.json (`report_natural`) lists every run with its status, and per
-finished run the held-out questions gained and lost with McNemar's exact p.
+each step's questions from the band and measures it again every --band_every steps (on --band_refresh_pool fresh
+questions, default --band_pool). The --probes training probes are drawn once (seed 0) from that first band. Every
+--eval_every steps a run plays the validation split and the probes; the held-out sets only at its last step.
+summary.json (`report_natural`) lists every run with its status, and per finished run the held-out questions gained
+and lost with McNemar's exact p.
 
 --profile trains nothing to keep: it times GRPO steps of the same game (--profile_group rollouts of --prompts questions,
 --max_turns turns of --turn_tokens tokens) on one thread, from the untrained model, for each of --profile_paths side by
@@ -139,7 +140,11 @@ def main():
     ap.add_argument('--band_every', type=int, default=50, help='natural: steps between measurements of the band')
     ap.add_argument('--band_samples', type=int, default=8, help="natural: rollouts a question for its pass rate")
     ap.add_argument('--band_pool', type=int, default=0,
-                    help='natural: questions measured each time (0: all 1,835; each costs band_samples rollouts)')
+                    help='natural: questions measured for the first band, and at each later measurement unless '
+                         '--band_refresh_pool (0: all 1,835; each costs band_samples rollouts)')
+    ap.add_argument('--band_refresh_pool', type=int,
+                    help="natural: questions measured at each later measurement (a fresh seeded draw); "
+                         "default: --band_pool")
     ap.add_argument('--probes', type=int, default=64, help='natural: training probes (seed 0) from the first band')
     ap.add_argument('--before', type=int, default=1, help='1: also evaluate the untrained SmolLM2 (once)')
     ap.add_argument('--report', action='store_true', help='train nothing: write the summary of what is recorded')
@@ -207,7 +212,8 @@ def main():
                     # a run made before the setting existed keeps its settings
                     **({'sampler_dtype': a.sampler_dtype} if a.sampler_dtype else {}),
                     **({'reuse_trunk': True} if a.reuse_trunk else {}), **({'draw': a.draw} if a.draw else {}),
-                    **(dict(band_every=a.band_every, band_samples=a.band_samples, band_pool=a.band_pool)
+                    **(dict(band_every=a.band_every, band_samples=a.band_samples,
+                            band_pool=a.band_pool if a.band_refresh_pool is None else a.band_refresh_pool)
                        if natural else {}))
     # what each evaluation file must have been made with (a change starts the run over)
     same = dict(settings, cold_start=a.cold_start, eval_every=a.eval_every,
