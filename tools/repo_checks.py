@@ -151,9 +151,9 @@ def picture_problems() -> list[str]:
             problems.append(
                 f'nbs/{name}.ipynb shows {got} pictures as committed, it should show {want}: run `make notebooks`'
             )
-    # what is committed: not Jupyter's checkpoints or hypothesis's example database (both git-ignored)
+    # what is committed: not Jupyter's checkpoints, hypothesis's or schemathesis's example databases (git-ignored)
     size = sum(f.stat().st_size for f in (root/'nbs').rglob('*')
-               if f.is_file() and not {'.ipynb_checkpoints', '.hypothesis'} & set(f.parts))
+               if f.is_file() and not {'.ipynb_checkpoints', '.hypothesis', '.schemathesis'} & set(f.parts))
     if size > NBS_BUDGET:
         problems.append(f'nbs/ holds {size:,} bytes, over its budget of {NBS_BUDGET:,}: smaller images, fewer outputs')
     return problems
