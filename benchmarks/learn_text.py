@@ -558,7 +558,8 @@ def profile(a, index, examples, judge, log):
     from vrag_nb.rl.codec import ChatCodec
     from vrag_nb.rl.sampling import TurnCache, sampler_copy, sync_sampler
     from vrag_nb.rl.trainer import TrainConfig
-    from vrag_nb.rl.update import frozen_trunk, grpo_update, prepare_policy
+    from vrag_nb.rl.trunk import frozen_trunk
+    from vrag_nb.rl.update import grpo_update, prepare_policy
     torch.set_num_threads(1)
     # the benchmark's settings through the trainer's config (its defaults for the rest), laid out as `train_policy` does
     c = TrainConfig(trainable_layers=a.trainable_layers, lr=a.lr, kl_coef=a.kl_coef, temperature=a.temperature,

@@ -1,4 +1,4 @@
-"""What the shared trunk saves in a GRPO update with a KL term (`67_rl.update.shared_trunk`): the same update of one
+"""What the shared trunk saves in a GRPO update with a KL term (`76_rl.trunk.shared_trunk`): the same update of one
 group of SmolLM2 rollouts, the reference pass run whole and run from the policy's frozen bottom layers, side by side.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/probes/shared_trunk.py --out benchmarks/results/shared_trunk.json
@@ -17,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).parent.parent))  # benchmarks/
 from learn_text import questions  # noqa: E402 -- benchmarks/, beside this script
 from cold_start import index_for  # noqa: E402
 from vrag_nb.models import smollm2_dir  # noqa: E402
-from vrag_nb.rl.update import load_policy, prepare_policy, grpo_update, shared_trunk  # noqa: E402
+from vrag_nb.rl.trunk import shared_trunk  # noqa: E402
+from vrag_nb.rl.update import load_policy, prepare_policy, grpo_update  # noqa: E402
 from vrag_nb.rl.rollout import play_group  # noqa: E402
 from vrag_nb.rl.codec import ChatCodec  # noqa: E402
 from vrag_nb.agent.loop import VRAGAgent  # noqa: E402

@@ -14,7 +14,8 @@ from ..agent.loop import VRAGAgent
 from .grpo import token_mean
 from .rollout import TokenRollout, play_group, collate, sequence_logprobs
 from .codec import ChatCodec, template_system
-from .update import frozen_trunk, grpo_update, prepare_policy, stack_adapter
+from .trunk import frozen_trunk
+from .update import grpo_update, prepare_policy, stack_adapter
 from .sampling import sampler_copy, sync_sampler
 from .sft import read_sft, sft_rollout
 

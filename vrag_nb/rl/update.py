@@ -13,10 +13,10 @@ from .ggpo import ggpo_response_mask
 from .rollout import TokenRollout, collate, compute_context, sequence_logprobs, token_logprobs
 from .codec import ChatCodec
 from .sampling import output_of
+from .trunk import frozen_trunk, shared_trunk, from_trunk, ref_from_trunk, kept_trunk, trunk_batch
 
 # %% auto #0
-__all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'stack_adapter', 'frozen_trunk', 'shared_trunk',
-           'micro_batches', 'grpo_update']
+__all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'stack_adapter', 'micro_batches', 'grpo_update']
 
 # %% ../../nbs/67_rl.update.ipynb #45c41004
 # Linear-layer names of the attention and MLP projections (Qwen, Llama, SmolLM2)
@@ -163,74 +163,6 @@ def _ref_logprobs(model, ref, b, codec, temperature=1.0):
             with _reference_view(model): return sequence_logprobs(model, b, codec, temperature=temperature)[0]
     return None
 
-# %% ../../nbs/67_rl.update.ipynb #upd_tr02
-def frozen_trunk(model, # the policy
-                ) -> int: # bottom decoder layers frozen with the token embeddings (0: none, a VLM or a peft model)
-    """How many bottom decoder layers of a text LM trained in full (`prepare_policy(trainable_layers=)`) are frozen,
-    with its token embeddings: what they output on a sequence never changes, so a pass may start above them."""
-    pm = getattr(model, 'model', None)
-    if hasattr(model, 'peft_config') or not (hasattr(pm, 'layers') and hasattr(pm, 'embed_tokens')): return 0
-    if any(p.requires_grad for p in pm.embed_tokens.parameters()): return 0
-    return next((i for i, l in enumerate(pm.layers) if any(p.requires_grad for p in l.parameters())), len(pm.layers))
-
-def shared_trunk(model, # the policy: a text LM (a VLM or a peft model shares nothing)
-                 ref, # its frozen reference (a full model), or None
-                ) -> int: # bottom decoder layers the two share (0: none)
-    """How many bottom decoder layers, with the token embeddings, the policy keeps frozen and the reference holds with
-    the same weights: their output is the same for both, so the reference pass may start from the policy's."""
-    if ref is None or type(ref) is not type(model) or hasattr(model, 'peft_config'): return 0
-    # the trunk's output must be what the reference's own pass would compute: the same compute dtype (bf16 autocast)
-    if getattr(model, 'vrag_compute_dtype', None) != getattr(ref, 'vrag_compute_dtype', None): return 0
-    pm, rm = getattr(model, 'model', None), getattr(ref, 'model', None)
-    if not (k := frozen_trunk(model)) or not hasattr(rm, 'layers') or len(pm.layers) != len(rm.layers): return 0
-    if getattr(ref, '_vrag_trunk', None) == (id(model), k, True): return k  # checked before (both are frozen there)
-    trunk = lambda m: [*m.embed_tokens.parameters(), *(p for l in m.layers[:k] for p in l.parameters())]
-    same = all(a.shape == b.shape and torch.equal(a, b) for a, b in zip(trunk(pm), trunk(rm)))
-    ref._vrag_trunk = (id(model), k, same)
-    return k if same else 0
-
-def _from_trunk(model, hidden, b, codec, k, temperature, with_entropy=False):
-    """Log-probs (and entropies) from the input of decoder layer `k`, `hidden` [B, T, d]: the layers from `k`, the norm
-    and the head."""
-    rm = model.model
-    layers = rm.layers
-    rm.layers = layers[k:]
-    try:
-        with compute_context(model):
-            h = rm(inputs_embeds=hidden, attention_mask=b['attention_mask'], use_cache=False).last_hidden_state
-    finally: rm.layers = layers
-    return token_logprobs(model, h, b, codec, with_entropy, temperature=temperature)
-
-def _ref_from_trunk(ref, hidden, b, codec, k, temperature):
-    "The reference's log-probs from the shared trunk's output `hidden` [B, T, d]: its layers above `k`, norm and head."
-    with torch.no_grad(): return _from_trunk(ref, hidden, b, codec, k, temperature)[0]
-
-# %% ../../nbs/67_rl.update.ipynb #upd_tr02s1
-def _kept_trunk(model, # the policy
-                rows: list[TokenRollout], # the rollouts a pass is needed for
-               ) -> int: # the decoder layer the policy's passes start at (0: the whole pass)
-    """Where the rows' kept states (`TokenRollout.trunk`) let the policy's pass start: their layer, when every row
-    carries them, in the dtype of the policy's weights, and the policy is frozen below it. States of another dtype (a
-    bf16 sampler copy's) are not the policy's own computation: the pass then starts from the tokens. Raises
-    `ValueError` when the policy trains a layer below the states', or a row's states stop before one of its scored
-    tokens."""
-    if not rows or any(r.trunk is None for r in rows): return 0
-    if any(r.trunk.dtype != next(model.parameters()).dtype for r in rows): return 0
-    if len(ks := {r.trunk_layer for r in rows}) > 1: raise ValueError(f'rows keep the input of layers {sorted(ks)}')
-    k = ks.pop()
-    if k > (f := frozen_trunk(model)):
-        raise ValueError(f'the rows keep the input of layer {k}, but the policy trains layer {f} below it')
-    for i, r in enumerate(rows):  # a token is scored from the state before it: every one up to the last scored token
-        if len(r.trunk) < max((t for t, m in enumerate(r.mask) if m), default=0):
-            raise ValueError(f'row {i} keeps {len(r.trunk)} states, short of its scored tokens')
-    return k
-
-def _trunk_batch(rows, T, device, dtype):
-    "The rows' kept states right-padded with zeros to [B, T, d] (the tokens after them only score what follows)."
-    h = torch.zeros((len(rows), T, rows[0].trunk.shape[-1]), device=device, dtype=dtype)
-    for i, r in enumerate(rows): h[i, :len(r.trunk)] = r.trunk.to(device, dtype)
-    return h
-
 # %% ../../nbs/67_rl.update.ipynb #7f578dab
 def _sampling_temperature(rows) -> float:
     "The temperature every row was sampled at; raises `ValueError` on a mix, or on rows without sampling log-probs."
@@ -328,18 +260,18 @@ def _passes(model, ref, b, codec, rows, kept, trunk, kl_term, kl_coef, temp):
     (log-probs, entropies, reference log-probs, seconds of the policy's forward, seconds of the reference's)."""
     t0 = time.perf_counter()
     if kept:
-        hidden = _trunk_batch(rows, b['input_ids'].shape[1], b['input_ids'].device, next(model.parameters()).dtype)
-        lp, ent = _from_trunk(model, hidden, b, codec, kept, temp, with_entropy=True)
+        hidden = trunk_batch(rows, b['input_ids'].shape[1], b['input_ids'].device, next(model.parameters()).dtype)
+        lp, ent = from_trunk(model, hidden, b, codec, kept, temp, with_entropy=True)
         t1 = time.perf_counter()
         if not kl_term: ref_lp = None
-        elif trunk >= kept: ref_lp = _ref_from_trunk(ref, hidden, b, codec, kept, temp)
+        elif trunk >= kept: ref_lp = ref_from_trunk(ref, hidden, b, codec, kept, temp)
         else: ref_lp = _ref_logprobs(model, ref, b, codec, temp)
         return lp, ent, ref_lp, t1 - t0, time.perf_counter() - t1
     if trunk:  # the policy's pass first; the reference's starts from its trunk's output
         with output_of(model.model.layers[trunk - 1]) as out:
             lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
         t1 = time.perf_counter()
-        ref_lp = _ref_from_trunk(ref, out[0], b, codec, trunk, temp)
+        ref_lp = ref_from_trunk(ref, out[0], b, codec, trunk, temp)
         return lp, ent, ref_lp, t1 - t0, time.perf_counter() - t1
     ref_lp = _ref_logprobs(model, ref, b, codec, temp) if kl_coef else None
     t1 = time.perf_counter()
@@ -388,7 +320,7 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
     kl_term = bool(kl_coef) and (ref is not None or hasattr(model, 'disable_adapter'))
     run = _rows_to_run(adv, masks, skip_zero_advantage and not kl_term)
     trunk = shared_trunk(model, ref) if kl_term and share_trunk else 0
-    kept = _kept_trunk(model, [rows[i] for i in run]) if reuse_trunk else 0
+    kept = kept_trunk(model, [rows[i] for i in run]) if reuse_trunk else 0
     mbs = micro_batches(run, [len(m) for m in masks], micro_batch, micro_tokens)
     n_run = max(sum(float(masks[i].sum()) for i in run), 1.0)  # entropy, clipfrac and gap: over the rows run
     s, t_ref, t_upd, rmax = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0, 0.0
