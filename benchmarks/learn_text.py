@@ -317,7 +317,8 @@ def initial_band(a, out: Path, idx, qa: list, judge, game: dict, log) -> dict:
     from vrag_nb.agent.loop import VRAGAgent
     from vrag_nb.rl.codec import ChatCodec
     from vrag_nb.rl.rollout import play_group
-    from vrag_nb.rl.trainer import TrainConfig, pass_rates
+    from vrag_nb.rl.band import pass_rates
+    from vrag_nb.rl.trainer import TrainConfig
     want = dict(cold_start=a.cold_start, samples=a.band_samples, pool=a.band_pool, temperature=a.temperature,
                 questions=len(qa), **game)
     path, c = out/'band_initial.jsonl', TrainConfig()

@@ -14,13 +14,14 @@ from ..agent.loop import VRAGAgent
 from .grpo import token_mean
 from .rollout import TokenRollout, play_group, collate, sequence_logprobs
 from .codec import ChatCodec, template_system
+from .band import band_for_step, dynamic_sampling
 from .trunk import frozen_trunk
 from .update import grpo_update, prepare_policy, stack_adapter
 from .sampling import sampler_copy, sync_sampler
 from .sft import read_sft, sft_rollout
 
 # %% auto #0
-__all__ = ['sft_step', 'dynamic_sampling', 'pass_rates', 'learnable_band', 'TrainConfig', 'train_policy']
+__all__ = ['sft_step', 'TrainConfig', 'train_policy']
 
 # %% ../../nbs/68_rl.trainer.ipynb #21dd53a3
 def sft_step(model, # the policy
@@ -135,77 +136,6 @@ def _sft_rows(codec: ChatCodec, # the run's encoding
     "The SFT conversations of `c.sft_data` as token rows, each image at the run's pixel budget, each bbox in its frame."
     convs = read_sft(c.sft_data, min_pixels=c.min_pixels, max_pixels=c.max_pixels)
     return [sft_rollout(codec, m, f'sft{i}') for i, m in enumerate(convs)]
-
-# %% ../../nbs/68_rl.trainer.ipynb #dynsmp1
-def _tied(rows: list[TokenRollout]) -> list[str]:
-    "The groups whose rollouts all earned the same reward (their advantages are all 0: nothing to learn from)."
-    by = {}
-    for r in rows: by.setdefault(r.group, []).append(r.reward)
-    return [g for g, v in by.items() if len(v) > 1 and max(v) - min(v) <= 1e-6]
-
-def dynamic_sampling(rows: list[TokenRollout], # a step's scored rollouts, `group` per question
-                     pool: list[dict], # questions not drawn yet this step, in the order to draw them
-                     play, # examples -> their scored rollouts (`play_group` with the step's settings)
-                     rounds: int, # redraws at most (0: none)
-                    ) -> tuple[list[TokenRollout], dict]: # (the rollouts kept and drawn, counts)
-    """DAPO's dynamic sampling (Yu et al. 2025, §3.2): a group whose rewards all tie is dropped and a fresh question is
-    played in its place, up to `rounds` times, until no group ties or the pool runs out."""
-    counts = dict(tied_groups=len(_tied(rows)), redrawn_groups=0)
-    for _ in range(rounds):
-        tied = _tied(rows)
-        if not tied or not pool: break
-        fresh, pool = pool[:len(tied)], pool[len(tied):]
-        rows = [r for r in rows if r.group not in tied] + play(fresh)
-        counts['redrawn_groups'] += len(fresh)
-    counts['tied_groups_left'] = len(_tied(rows))
-    return rows, counts
-
-# %% ../../nbs/68_rl.trainer.ipynb #bandx1
-def pass_rates(rows: list[TokenRollout], # scored rollouts, several per question (`group` = the question's uid)
-               right: float = 0.5, # an answer counts as right when its `r_ans` reaches this (a binary judge: 0 or 1)
-              ) -> dict[str, float]: # question uid -> the share of its rollouts answered right, in [0, 1]
-    "Each question's pass rate: the share of its rollouts whose answer the judge accepted."
-    by = {}
-    for r in rows: by.setdefault(r.group, []).append(r.parts.get('r_ans', 0.0) >= right)
-    return {g: sum(v) / len(v) for g, v in by.items()}
-
-def learnable_band(examples: list[dict], # the questions to measure
-                   play, # examples -> their scored rollouts, several each (`play_group` with `group` = samples)
-                   chunk: int = 8, # questions played together
-                   progress: bool = False, # a tqdm bar over the chunks
-                  ) -> tuple[list[dict], dict[str, float]]: # (the questions with 0 < pass rate < 1, every rate)
-    """The learnable band: the questions the policy answers right sometimes but not always, the only ones whose groups
-    carry an answer signal (the pass-rate filter of Skywork-OR1 and POLARIS, 2025: drop the rates 0 and 1)."""
-    from tqdm.auto import tqdm
-    rates = {}
-    for i in tqdm(range(0, len(examples), chunk), desc='pass rates', disable=not progress):
-        rates.update(pass_rates(play(examples[i : i + chunk])))
-    return [e for e in examples if 0 < rates.get(e['uid'], 0) < 1], rates
-
-# %% ../../nbs/68_rl.trainer.ipynb #bandx2
-def _band(out: Path, # the run's folder: band.jsonl
-          step: int, # the step about to be played
-          c, # the run's `TrainConfig`
-          examples: list[dict], # every training question
-          play, # (examples, group, seed) -> scored rollouts (`play_group` with the run's settings)
-          last: dict | None, # the band record in use, or None
-          emit, # records a metrics record
-         ) -> dict: # {'step': whose weights measured it, 'band': [uid], 'rates': {uid: pass rate}}
-    """The band record for `step`: `last` while fewer than `band_every` steps have used it; else the newest one
-    `band.jsonl` holds from at most the step before (a resumed run); else measured now and appended there."""
-    if last is not None and step - 1 - last['step'] < c.band_every: return last
-    path = out/'band.jsonl'
-    kept = [r for r in (read_jsonl(path) if path.exists() else []) if r['step'] <= step - 1]
-    if kept and step - 1 - kept[-1]['step'] < c.band_every: return kept[-1]
-    t0, rng, seeds = time.perf_counter(), random.Random(f'{c.seed}:band:{step - 1}'), iter(range(10**6))
-    pool = rng.sample(examples, min(c.band_pool or len(examples), len(examples)))
-    band, rates = learnable_band(pool, lambda exs: play(exs, c.band_samples, 7_000_003 * (step + 1) + next(seeds)))
-    rec = dict(step=step - 1, samples=c.band_samples, band=[e['uid'] for e in band], rates=rates)
-    with open(path, 'a') as f: f.write(json.dumps(rec) + '\n')
-    emit({'phase': 'band', 'step': step - 1, 'measured': len(pool), 'band': len(band),
-          'always_right': sum(v == 1 for v in rates.values()), 'never_right': sum(v == 0 for v in rates.values()),
-          'seconds': round(time.perf_counter() - t0, 3)})
-    return rec
 
 # %% ../../nbs/68_rl.trainer.ipynb #tphlp04
 def _reference(out: Path, # the run's folder: gets reference.pt
@@ -434,7 +364,7 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
                                               carry_cache=c.carry_cache, draw=c.draw, static_decode=c.static_decode)
     band = None
     for step in range(start + 1, c.steps + 1):
-        if c.band_every: band = _band(out, step, c, examples, measure, band, emit)
+        if c.band_every: band = band_for_step(out, step, c, examples, measure, band, emit)
         t0 = time.perf_counter()
         rows, work = _rollouts(sampler, codec, agent, examples, band, c, step, judge, keep)
         t1 = time.perf_counter()
