@@ -154,6 +154,38 @@ def _sync(codec, ep, r, synced):
     r.add(codec.assistant_header())
     return len(msgs)
 
+# %% ../../nbs/66_rl.rollout.ipynb #rolpg01
+def _take_reply(codec: ChatCodec, x: dict, reply: tuple, response_length: int):
+    "One episode's reply this turn: its tokens (within the response budget) onto the rollout, its text to the game."
+    toks, lps = reply
+    r, left = x['r'], response_length - x['r'].budget_used
+    toks, lps = toks[:left], lps[:left]
+    r.add(toks, True, x['turn'], lps)
+    if not toks or toks[-1] not in codec.stop_ids: r.add([codec.im_end])  # cut short: the template closes the turn
+    r.add(codec.newline)
+    x['ep'].act(codec.tok.decode(toks, skip_special_tokens=True))
+    x['turn'] += 1
+
+def _score_all(runs: list[dict], judge, preset: str):
+    "Each finished episode scored (`eval.rewards.score`): the rollout's reward, its parts and its trajectory."
+    from vrag_nb.eval.rewards import score, ANLSJudge
+    from vrag_nb.eval.retrieval import gold_pages
+    judge = judge or ANLSJudge()
+    for x in runs:
+        r, traj = x['r'], x['ep'].trajectory()
+        s = score(traj, x['ex']['reference_answer'], gold_pages(x['ex']), judge, preset)
+        r.reward, r.parts, r.trajectory = float(s['score']), {k: float(s[k]) for k in ('r_ans', 'r_pat', 'r_ret')}, traj
+
+def _prune_all(runs: list[dict], codec: ChatCodec, agent, page_text: dict | None):
+    "GGPO's μ per model turn of each scored rollout, pushed up or down by the sign of its advantage in its group."
+    from vrag_nb.eval.retrieval import gold_pages
+    from vrag_nb.rl.ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask, advantage_signs
+    pages = list(codec.pages.values()) or getattr(getattr(agent.search, '__self__', None), 'pages', [])
+    texts = page_text if page_text is not None else {p.pid: p.text for p in pages}
+    for x, sign in zip(runs, advantage_signs([x['r'].reward for x in runs], [x['r'].group for x in runs])):
+        turns, graph, retrieved = vrag_turns(x['r'].trajectory, texts, gold_pages(x['ex']))
+        x['r'].pruned = prune_mask(turns, sign, answer_path(graph), valuable_retrievals(retrieved, gold_pages(x['ex'])))
+
 # %% ../../nbs/66_rl.rollout.ipynb #fcc271d3
 def play_group(model, # the policy (LM or VLM), on its device; unused when `policy` is given
                codec: ChatCodec, # its encoding
@@ -187,9 +219,6 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
                static_decode: bool | None = None,
               ) -> list[TokenRollout]: # `group` rollouts per example, in order, scored
     "Play `group` episodes of each example in lockstep, one batched decoding per turn, and score them."
-    from vrag_nb.eval.rewards import score, ANLSJudge
-    from vrag_nb.eval.retrieval import gold_pages
-    from vrag_nb.rl.ggpo import vrag_turns, answer_path, valuable_retrievals, prune_mask, advantage_signs
     if seed is not None: torch.manual_seed(seed)
     runs, pad = [], codec.image_pad if codec.is_vlm else None
     carry = carry_cache and policy is None
@@ -214,30 +243,11 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
         if policy is None:
             outs = generate_replies(model, codec, [x['r'] for x in ask], turn_tokens, temperature, top_p, counts, turns)
         else: outs = [(t, [0.0] * len(t)) for t in (codec.text(policy(x['ep'].messages)) + [codec.im_end] for x in ask)]
-        for x, (toks, lps) in zip(ask, outs):
-            r, left = x['r'], response_length - x['r'].budget_used
-            toks, lps = toks[:left], lps[:left]
-            r.add(toks, True, x['turn'], lps)
-            # cut short: the template closes the turn
-            if not toks or toks[-1] not in codec.stop_ids: r.add([codec.im_end])
-            r.add(codec.newline)
-            x['ep'].act(codec.tok.decode(toks, skip_special_tokens=True))
-            x['turn'] += 1
+        for x, reply in zip(ask, outs): _take_reply(codec, x, reply, response_length)
     if keep_trunk:
         for x in runs: x['r'].trunk, x['r'].trunk_layer = turns.trunk_states(x['r']), keep_trunk
-    judge = judge or ANLSJudge()
-    for x in runs:
-        r, traj = x['r'], x['ep'].trajectory()
-        s = score(traj, x['ex']['reference_answer'], gold_pages(x['ex']), judge, preset)
-        r.reward, r.parts, r.trajectory = float(s['score']), {k: float(s[k]) for k in ('r_ans', 'r_pat', 'r_ret')}, traj
-    if ggpo:  # pushed up or down: the sign of each rollout's advantage in its group (63_rl.ggpo)
-        pages = list(codec.pages.values()) or getattr(getattr(agent.search, '__self__', None), 'pages', [])
-        texts = page_text if page_text is not None else {p.pid: p.text for p in pages}
-        for x, sign in zip(runs, advantage_signs([x['r'].reward for x in runs], [x['r'].group for x in runs])):
-            turns, graph, retrieved = vrag_turns(x['r'].trajectory, texts, gold_pages(x['ex']))
-            x['r'].pruned = prune_mask(
-                turns, sign, answer_path(graph), valuable_retrievals(retrieved, gold_pages(x['ex']))
-            )
+    _score_all(runs, judge, preset)
+    if ggpo: _prune_all(runs, codec, agent, page_text)
     return [x['r'] for x in runs]
 
 # %% ../../nbs/66_rl.rollout.ipynb #bbbc7d10
