@@ -16,7 +16,7 @@ Every lever's update starts from the same weights and optimiser state (a copy ta
 the first), so the loss, KL and gradient norm of the levers can be compared: a lever that changes them is not a speed
 lever. Prints one JSON line (and writes it to --out).
 """
-import argparse, contextlib, copy, json, sys, tempfile, time
+import argparse, contextlib, copy, json, math, sys, tempfile, time
 from pathlib import Path
 import torch
 from vrag_nb.core import MIN_PIXELS, MAX_PIXELS
@@ -61,7 +61,7 @@ def scripted(generate):
     def run(model, codec, rows, *args, **kw):
         outs, vocab = generate(model, codec, rows, *args, **kw), model.config.get_text_config().vocab_size
         reply = lambda r: codec.text(SCRIPT[min(len(r.images), len(SCRIPT) - 1)]) + [codec.im_end]
-        return [(reply(r), [-torch.log(torch.tensor(float(vocab))).item()] * len(reply(r))) for r in rows]
+        return [(reply(r), [-math.log(vocab)] * len(reply(r))) for r in rows]
     return run
 rollout.generate_replies = scripted(rollout.generate_replies)
 
