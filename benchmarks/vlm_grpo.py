@@ -13,8 +13,8 @@
 Each fine-tuning mode (full, lora) runs once a path, side by side: `fresh`, a `generate` over each rollout's whole
 history at every turn (every earlier turn prefilled and every image encoded again), `carried`, the KV cache carried
 from turn to turn (`sampling.TurnCache`: a turn prefills what is new, each image is encoded once), and `static`,
-carried with each decode step over fixed-size buffers, one CUDA graph on a GPU (`rl.static_decode`). Prints one JSON
-line: per mode and path, the median seconds per step over the steps after the first (all steps when there is one), split
+carried with each decode step over fixed-size buffers, one CUDA graph on a GPU (`rl.static_decode`). --split times the step's parts (below). Prints one
+JSON line: per mode and path, the median seconds per step over the steps after the first (all steps when there is one), split
 into rollout (decoding, tools, reward), of which decoding alone, reference log-probs and update (log-probs, backward,
 optimiser); the decoding work (decoding calls, prefill tokens, decode steps, images through the vision tower);
 generated tokens/s, peak GPU memory, trainable parameters, and every step's record. The same seeds give both paths the
@@ -65,6 +65,10 @@ ap.add_argument('--paths', default='fresh,carried',
 ap.add_argument('--no_share_prefix', action='store_true',
                 help="carried: prefill every rollout's first prompt (no prefix sharing within a group)")
 ap.add_argument('--shape', choices=['3b'], help="with --tiny: the 3B step's shape and pixel budget (for the counts)")
+ap.add_argument('--split', action='store_true',
+                help="each step's seconds by part (`split` in its record), the device synchronised around each part: "
+                     'the vision tower in the rollout and in the update, prefill, M-RoPE positions, decoding, the CUDA '
+                     "graph's recording, the adapters' merge, encoding the episodes' turns")
 ap.add_argument('--device', default='auto')
 ap.add_argument('--out', help='also write the JSON here')
 a = ap.parse_args()
@@ -132,18 +136,72 @@ def counted(play):
         rows = play(*args, **kw); SEQUENCE[0] += sum(len(r.ids) for r in rows); return rows
     return run
 trainer.play_group = counted(trainer.play_group)
+
+SPLIT, IN_GENERATE = {}, [False]  # --split: seconds by part since the last step's record; inside `generate_replies`
+def sync():
+    if dev.type == 'cuda': torch.cuda.synchronize()
+
+def split_timed(name, fn, rollout_only=False):
+    "`fn`, its seconds (the device synchronised before and after) added to SPLIT[name]."
+    def run(*args, **kw):
+        if rollout_only and not IN_GENERATE[0]: return fn(*args, **kw)
+        sync(); t0 = time.perf_counter()
+        try: return fn(*args, **kw)
+        finally:
+            sync(); SPLIT[name] = SPLIT.get(name, 0.0) + time.perf_counter() - t0
+    return run
+
+def split_vision(model):
+    "Hooks on the vision tower: its forward's seconds, as `rollout_vision` inside `generate_replies`, else `update_vision`."
+    tower = next(m for n, m in model.named_modules() if n.split('.')[-1] == 'visual')
+    t0 = [0.0]
+    def pre(*_): sync(); t0[0] = time.perf_counter()
+    def post(*_):
+        sync(); k = 'rollout_vision' if IN_GENERATE[0] else 'update_vision'
+        SPLIT[k] = SPLIT.get(k, 0.0) + time.perf_counter() - t0[0]
+    tower.register_forward_pre_hook(pre); tower.register_forward_hook(post)
+
+if a.split:
+    import contextlib, vrag_nb.rl.sampling as sampling, vrag_nb.rl.static_decode as sd
+    def flagged(fn):
+        def run(*args, **kw):
+            IN_GENERATE[0] = True
+            try: return fn(*args, **kw)
+            finally: IN_GENERATE[0] = False
+        return run
+    rollout.generate_replies = flagged(split_timed('generate', rollout.generate_replies))
+    sampling.TurnCache._prefill = split_timed('prefill', sampling.TurnCache._prefill)
+    sampling._positions = split_timed('positions', sampling._positions, rollout_only=True)
+    sd.static_decode = split_timed('static_decode', sd.static_decode)
+    sd._graphed = split_timed('graph_record', sd._graphed)
+    sd.fixed_from = split_timed('fixed_from', sd.fixed_from)
+    sampling._sample = split_timed('dynamic_decode', sampling._sample)
+    rollout._sync = split_timed('encode_turns', rollout._sync)
+    merged = rollout.merged_adapter
+    @contextlib.contextmanager
+    def merged_timed(model):
+        sync(); t0 = time.perf_counter()
+        with merged(model) as m:
+            sync(); SPLIT['merge'] = SPLIT.get('merge', 0.0) + time.perf_counter() - t0
+            yield m
+            sync(); t1 = time.perf_counter()
+        sync(); SPLIT['merge'] = SPLIT.get('merge', 0.0) + time.perf_counter() - t1
+    rollout.merged_adapter = merged_timed
 if not a.model:  # random weights: time the generation, play valid actions
     rollout.generate_replies = scripted(rollout.generate_replies)
 
 runs = {}
 for mode, path in [(m, p) for m in a.modes.split(',') for p in a.paths.split(',')]:
     model, tok, ip = make()
+    if a.split: split_vision(model)
     if dev.type == 'cuda': torch.cuda.empty_cache(); torch.cuda.reset_peak_memory_stats()
     lora = {'r': a.lora_r, 'lora_alpha': 2 * a.lora_r} if mode == 'lora' else None
     def log(r):  # with scripted actions, the tokens generated are counted in the wrapper, not in the rollouts
         if r['phase'] == 'grpo':
             r['seconds_decoding'], DECODING[0] = round(DECODING[0], 3), 0.0
             r['sequence_tokens'], SEQUENCE[0] = SEQUENCE[0], 0
+            if a.split: r['split'] = {k: round(v, 3) for k, v in sorted(SPLIT.items())}
+        SPLIT.clear()
         if not a.model and r['phase'] == 'grpo':
             r['generated_tokens'], GENERATED[0] = GENERATED[0], 0
             r['tokens_per_second'] = round(r['generated_tokens'] / max(r['seconds_rollout'], 1e-9), 1)
