@@ -13,8 +13,8 @@
 Each fine-tuning mode (full, lora) runs once a path, side by side: `fresh`, a `generate` over each rollout's whole
 history at every turn (every earlier turn prefilled and every image encoded again), `carried`, the KV cache carried
 from turn to turn (`sampling.TurnCache`: a turn prefills what is new, each image is encoded once), and `static`,
-carried with each decode step over fixed-size buffers, one CUDA graph on a GPU (`rl.static_decode`). --split times the step's parts (below). Prints one
-JSON line: per mode and path, the median seconds per step over the steps after the first (all steps when there is one), split
+carried with each decode step over fixed-size buffers, one CUDA graph on a GPU (`rl.static_decode`). Prints one JSON
+line: per mode and path, the median seconds per step over the steps after the first (all steps when there is one), split
 into rollout (decoding, tools, reward), of which decoding alone, reference log-probs and update (log-probs, backward,
 optimiser); the decoding work (decoding calls, prefill tokens, decode steps, images through the vision tower);
 generated tokens/s, peak GPU memory, trainable parameters, and every step's record. The same seeds give both paths the
@@ -29,7 +29,9 @@ configuration with Qwen's 151,936-token vocabulary (the LM head, sampling and lo
 in the real model); the tokenizer is SmolLM2's with Qwen's vision tokens, whose ids all lie inside it.
 A real checkpoint (--model) plays the real game. The carried path prefills each question's first prompt once for its
 whole group (`TurnCache(share_prefix=True)`, `shared_prefix_tokens` counts what that saved); --no_share_prefix
-prefills it for every rollout, as before.
+prefills it for every rollout, as before. --split adds each step's seconds by part to its record (`split`), the device
+synchronised around each part: the vision tower in the rollout and in the update, the prefill, M-RoPE positions,
+decoding, the CUDA graph's recording, the adapters' merge, encoding the episodes' turns.
 """
 import argparse, copy, json, math, statistics, sys, tempfile, time
 from pathlib import Path
@@ -152,7 +154,7 @@ def split_timed(name, fn, rollout_only=False):
     return run
 
 def split_vision(model):
-    "Hooks on the vision tower: its forward's seconds, as `rollout_vision` inside `generate_replies`, else `update_vision`."
+    "Hooks on the vision tower: its forward's seconds (`rollout_vision` inside `generate_replies`, else `update_vision`)."
     tower = next(m for n, m in model.named_modules() if n.split('.')[-1] == 'visual')
     t0 = [0.0]
     def pre(*_): sync(); t0[0] = time.perf_counter()
