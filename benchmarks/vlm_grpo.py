@@ -33,12 +33,13 @@ prefills it for every rollout, as before. --split adds each step's seconds by pa
 synchronised around each part: the vision tower in the rollout and in the update, the prefill, M-RoPE positions,
 decoding, the CUDA graph's recording, the adapters' merge, encoding the episodes' turns.
 """
-import argparse, copy, json, math, statistics, sys, tempfile, time
+import argparse, copy, functools, json, math, statistics, sys, tempfile, time
 from pathlib import Path
 import torch
 from vrag_nb.rl.toy_train import toy_corpus
 from vrag_nb.core import MIN_PIXELS, MAX_PIXELS
 from vrag_nb.rl.grpo import resolve_device
+from vrag_nb.rl.codec import ChatCodec
 from vrag_nb.rl.trainer import train_policy
 from vrag_nb.rl.update import load_policy
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/arch.py, however this is run
@@ -63,7 +64,9 @@ ap.add_argument('--no_checkpointing', action='store_true',
 ap.add_argument('--modes', default='full,lora')
 ap.add_argument('--paths', default='fresh,carried',
                 help='fresh: a generate a turn; carried: the KV cache kept; static: carried, each decode step over '
-                     'fixed-size buffers, one CUDA graph on a GPU (rl.static_decode)')
+                     'fixed-size buffers, one CUDA graph on a GPU (rl.static_decode); static_split: static with the '
+                     "vision tower's attention one call per window and every message's images processed anew (without "
+                     'rl.vision_attention.packed_vision and the codec\'s image cache)')
 ap.add_argument('--no_share_prefix', action='store_true',
                 help="carried: prefill every rollout's first prompt (no prefix sharing within a group)")
 ap.add_argument('--shape', choices=['3b'], help="with --tiny: the 3B step's shape and pixel budget (for the counts)")
@@ -129,7 +132,7 @@ def timed(generate):
 
 import vrag_nb.rl.rollout as rollout, vrag_nb.rl.trainer as trainer
 if a.no_share_prefix:  # `play_group`'s cache without prefix sharing
-    import functools, vrag_nb.rl.sampling as sampling
+    import vrag_nb.rl.sampling as sampling
     rollout.TurnCache = functools.partial(sampling.TurnCache, share_prefix=False)
 rollout.generate_replies = timed(rollout.generate_replies)
 SEQUENCE = [0]  # tokens of the step's rollouts (prompt, replies, observations, image pads): what the update reads
@@ -154,7 +157,7 @@ def split_timed(name, fn, rollout_only=False):
     return run
 
 def split_vision(model):
-    "Hooks on the vision tower: its forward's seconds (`rollout_vision` inside `generate_replies`, else `update_vision`)."
+    "The vision tower hooked: its forward's seconds (`rollout_vision` in `generate_replies`, else `update_vision`)"
     tower = next(m for n, m in model.named_modules() if n.split('.')[-1] == 'visual')
     t0 = [0.0]
     def pre(*_): sync(); t0[0] = time.perf_counter()
@@ -194,6 +197,7 @@ if not a.model:  # random weights: time the generation, play valid actions
 
 runs = {}
 for mode, path in [(m, p) for m in a.modes.split(',') for p in a.paths.split(',')]:
+    trainer.ChatCodec = functools.partial(ChatCodec, image_cache=0) if path == 'static_split' else ChatCodec
     model, tok, ip = make()
     if a.split: split_vision(model)
     if dev.type == 'cuda': torch.cuda.empty_cache(); torch.cuda.reset_peak_memory_stats()
@@ -228,8 +232,9 @@ for mode, path in [(m, p) for m in a.modes.split(',') for p in a.paths.split(','
         turn_tokens=a.turn_tokens,
         response_length=a.response_length,
         ckpt_every=a.steps,
-        carry_cache=path in ('carried', 'static'),
-        static_decode=path == 'static',
+        carry_cache=path in ('carried', 'static', 'static_split'),
+        static_decode=path in ('static', 'static_split'),
+        packed_vision=path != 'static_split',
         log=log,
         **pix,
     )

@@ -15,6 +15,8 @@ out of time is recorded (return code, seconds, the tail of its output) and the n
                 Face cache, or its other cells need SmolLM2's weights or PyMuPDF and they are not there
     decode_step benchmarks/decode_step.py --arch qwen2.5-vl-3b (random weights): ms per decode step of a batch of 16,
                 the loop of today against rl.static_decode, eager and as a CUDA graph
+    vision_tower benchmarks/vision_tower.py --arch qwen2.5-vl-3b (random weights): the vision tower's forward over 48
+                pages, SDPA's attention call per window against one call per layer (rl.vision_attention)
     vlm_grpo    benchmarks/vlm_grpo.py --arch qwen2.5-vl-3b (random weights): two GRPO steps of the 3B VLM with LoRA at
                 the README's 3B step (4 x 4 rollouts, 4 turns of 128 tokens), KV cache carried, then generate-per-turn
     update_step benchmarks/update_step.py --arch qwen2.5-vl-3b (random weights): one step's GRPO update of the 3B VLM
@@ -22,10 +24,10 @@ out of time is recorded (return code, seconds, the tail of its output) and the n
     learn_text  benchmarks/learn_text.py --smoke on cuda, when it has a --device flag and SmolLM2's weights are here
     toy_grpo    50 GRPO steps of the toy policy on cuda (`vrag_train --device cuda`)
 
-Without a CUDA device it says so and skips decode_step, update_step, vlm_grpo, learn_text and toy_grpo (recorded as
-skipped); setup, env and the notebooks still run. The JSON (--out) is rewritten after every part, so a run killed from
-outside keeps what it got. Exit code 0 when every part ran ok, else 1 (a skipped part counts as not ok); --dry-run
-exits 0.
+Without a CUDA device it says so and skips decode_step, vision_tower, update_step, vlm_grpo, learn_text and toy_grpo
+(recorded as skipped); setup, env and the notebooks still run. The JSON (--out) is rewritten after every part, so a
+run killed from outside keeps what it got. Exit code 0 when every part ran ok, else 1 (a skipped part counts as not
+ok); --dry-run exits 0.
 
 The GPU machine has no network and no venv: its python3 holds torch, transformers and peft, but not fastcore, faiss,
 bm25s, rapidfuzz, MiniLM, PyMuPDF, nbdev or SmolLM2's tokenizer, and a call carries at most 64 MiB with the working
@@ -46,7 +48,8 @@ RESERVE_S = 5  # kept back at the end for writing the JSON
 VLM_ARGS = ['--arch', 'qwen2.5-vl-3b', '--steps', '3', '--modes', 'lora', '--paths', 'static,carried']
 TOY_STEPS = 50
 # shares of the time left, per part kind
-WEIGHTS = {'nb': 1, 'decode_step': 4, 'update_step': 4, 'vlm_grpo': 12, 'learn_text': 2, 'toy_grpo': 2}
+WEIGHTS = {'nb': 1, 'decode_step': 4, 'vision_tower': 2, 'update_step': 4, 'vlm_grpo': 12, 'learn_text': 2,
+           'toy_grpo': 2}
 CARRY = '.gpu_carry'  # --prepare writes carry.tar.xz and manifest.json there; a GPU run unpacks the archive
 # what the GPU machine's image lacks (its package list, Nov 2026) and the parts import: vrag_nb's own imports (the toy
 # index's query embedder, MiniLM int8, included), then nbdev_test's (IPython without jedi, imported only to complete)
@@ -293,6 +296,9 @@ def plan(work: Path, py: list, cache: Path, vlm_args: list, only: list) -> list:
     parts.append(dict(name='decode_step', kind='decode_step', needs_cuda=True,
                       cmd=[*py, 'benchmarks/decode_step.py', '--arch', 'qwen2.5-vl-3b', '--new', '64', '--out',
                            work/'decode_step.json']))
+    parts.append(dict(name='vision_tower', kind='vision_tower', needs_cuda=True,
+                      cmd=[*py, 'benchmarks/vision_tower.py', '--arch', 'qwen2.5-vl-3b', '--out',
+                           work/'vision_tower.json']))
     parts.append(dict(name='vlm_grpo', kind='vlm_grpo', needs_cuda=True,
                       cmd=[*py, 'benchmarks/vlm_grpo.py', *vlm_args, '--out', work/'vlm_grpo.json']))
     parts.append(dict(name='update_step', kind='update_step', needs_cuda=True,
@@ -446,6 +452,9 @@ def summary_line(r: dict) -> str:
                 f"{res.get('cuda_version')}), bf16 {res.get('bf16_supported')}")
     if r['name'] == 'decode_step' and res.get('paths'):
         return '; '.join(f"{k} {v['ms_per_step']} ms/step" for k, v in res['paths'].items())
+    if r['name'] == 'vision_tower' and res.get('ways'):
+        return '; '.join(f"{k} {v['median_seconds']} s" for k, v in res['ways'].items()) + (
+            f" over {res['pages']} pages; max difference {res['max_difference']:.1e}")
     if r['name'] == 'update_step' and res.get('levers'):
         return '; '.join(f"{k} {v[-1].get('seconds', v[-1].get('error'))} s" for k, v in res['levers'].items()) + (
             f"; split {res['split_seconds']}" if res.get('split_seconds') else '')
@@ -483,8 +492,8 @@ def dry_run(run: Run, parts: list, site: Path, carry: Path):
     archive = carry/'carry.tar.xz'
     setup_b, env_b = min(90.0, max(10.0, 0.1 * a.budget)), min(60.0, max(15.0, 0.15 * a.budget))
     print(f'[gpu_check] dry run: the plan for --budget {a.budget:.0f} s (a part that ends early leaves its time to '
-          'the parts after it; decode_step, vlm_grpo, update_step, learn_text and toy_grpo run only when CUDA is '
-          'visible)')
+          'the parts after it; decode_step, vision_tower, vlm_grpo, update_step, learn_text and toy_grpo run only when '
+          'CUDA is visible)')
     pip = (f'tar -xJf {archive} -C {run.work} (packages into {site}, caches)' if archive.exists() else
            f'no {archive} here, nothing to unpack') + f"; stand-ins for {', '.join(STUBS)} where missing"
     env = (f'nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; {sys.executable} -c '
@@ -612,6 +621,7 @@ def main():
             run.current = None
             res = (result_vlm(run.work, log, shlex.split(a.vlm_args)) if p['kind'] == 'vlm_grpo' else
                    _json(run.work/'decode_step.json') if p['kind'] == 'decode_step' else
+                   _json(run.work/'vision_tower.json') if p['kind'] == 'vision_tower' else
                    _json(run.work/'update_step.json') if p['kind'] == 'update_step' else
                    result_toy(run.work, log) if p['kind'] == 'toy_grpo' else
                    result_learn(run.work) if p['kind'] == 'learn_text' else None)

@@ -5,6 +5,7 @@
 # %% ../../nbs/64_rl.codec.ipynb #6bf1612c
 from __future__ import annotations
 import re
+from collections import OrderedDict
 from fastcore.basics import patch
 from ..agent.views import View, block_in_region, to_view_frame
 
@@ -88,6 +89,8 @@ class ChatCodec:
                  pages: dict | None = None, # text LMs: (doc, page) -> Page, for the words in each view
                  obs_chars: int = 1000, # text LMs: characters per view (`view_text`)
                  merge_size: int = 2, # vision patches merged per side into one token (Qwen2.5-VL, Qwen3-VL: 2)
+                 # the last views processed, kept: a group's rollouts that show the same page share its tensors; 0: none
+                 image_cache: int = 32,
                 ):
         """Raises `ValueError` when the tokenizer lacks the ChatML (or, with an image processor, the vision) special
         tokens."""
@@ -101,6 +104,7 @@ class ChatCodec:
             )
         self.tok, self.ip, self.system, self.pages = tokenizer, image_processor, system, pages or {}
         self.obs_chars, self.merge = obs_chars, merge_size
+        self.image_cache, self._images = image_cache, OrderedDict()  # view -> (tokens, tensors), least recent first
         self.im_end, self.image_pad = vocab['<|im_end|>'], vocab.get('<|image_pad|>')
         # the turn ends at <|im_end|>, the tokenizer's EOS, or <|endoftext|> (Qwen's and SmolLM2's end of document)
         self.stop_ids = sorted({self.im_end} | {vocab[t] for t in ('<|endoftext|>',) if t in vocab} |
@@ -130,11 +134,20 @@ def text(self: ChatCodec, s: str, # text: a page's words, a question, a demonstr
 @patch
 def image(self: ChatCodec, view: View, # the view to show
          ) -> tuple[int, dict]: # (image tokens, {'pixel_values': [patches, d] float, 'image_grid_thw': [1, 3] int})
-    "Process a view's image once."
+    """Process a view's image: rendered and processed once while it is among the last `image_cache` views, whose
+    tensors the rows that show it share (read them, never write them). A page image rewritten on disk under the same
+    path is not read again while its views are kept."""
+    key = (view.image, view.doc, view.page, tuple(view.region), tuple(view.size))
+    if (hit := self._images.get(key)) is not None:
+        self._images.move_to_end(key)
+        return hit[0], dict(hit[1])
     enc = self.ip(images=[view.render()], return_tensors='pt')
-    return int(enc['image_grid_thw'].prod()) // self.merge**2, {
-        'pixel_values': enc['pixel_values'], 'image_grid_thw': enc['image_grid_thw']
-    }
+    n, feats = int(enc['image_grid_thw'].prod()) // self.merge**2, {
+        'pixel_values': enc['pixel_values'], 'image_grid_thw': enc['image_grid_thw']}
+    if self.image_cache > 0:
+        self._images[key] = (n, feats)
+        if len(self._images) > self.image_cache: self._images.popitem(last=False)
+    return n, dict(feats)
 
 # %% ../../nbs/64_rl.codec.ipynb #b0836967
 @patch

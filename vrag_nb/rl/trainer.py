@@ -167,6 +167,7 @@ class TrainConfig:
     lora: dict | None = None # peft LoraConfig settings, e.g. {'r': 64, 'lora_alpha': 128}; None: full fine-tuning
     freeze_vision: bool = True # see `prepare_policy`
     gradient_checkpointing: bool = False # see `prepare_policy`
+    packed_vision: bool = True # see `prepare_policy`
     trainable_layers: int | None = None # full fine-tuning: only the top this many layers (and the final norm)
     sft_steps: int = 0 # cold start: supervised steps on demonstrations (0: none)
     sft_lr: float = 1e-4 # cold start: AdamW lr
@@ -341,7 +342,8 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(c.seed)
-    model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers)
+    model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers,
+                           c.packed_vision)
     keep, (codec, agent) = _trunk(model, image_processor, c), _game(index, tokenizer, image_processor, c)
     ckpt, cpath, history, start = out/'checkpoint.pt', out/'config.json', [], 0
     def emit(rec):

@@ -14,6 +14,7 @@ from .rollout import TokenRollout, collate, compute_context, sequence_logprobs, 
 from .codec import ChatCodec
 from .sampling import output_of
 from .trunk import frozen_trunk, shared_trunk, from_trunk, ref_from_trunk, kept_trunk, trunk_batch
+from .vision_attention import packed_vision as _packed_vision  # the argument of the same name shadows it
 
 # %% auto #0
 __all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'stack_adapter', 'micro_batches', 'grpo_update']
@@ -51,9 +52,13 @@ def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 
                    gradient_checkpointing: bool = False,
                    # full fine-tuning: train only the top this many language-model layers and the final norm; None: all
                    trainable_layers: int | None = None,
+                   # a VLM's vision attention as one SDPA call per layer, not one per window (`78_rl.vision_attention`);
+                   # the same numbers
+                   packed_vision: bool = True,
                   ): # the model (a peft model with `lora`)
     """Make a model trainable as a policy: LoRA adapters on the language model, or full fine-tuning (fp32 master
     weights, vision frozen); raises `ValueError` for float16."""
+    if packed_vision: _packed_vision(model)
     dt = next(model.parameters()).dtype
     if dt == torch.float16:
         raise ValueError(
