@@ -29,11 +29,13 @@ def windows_attention(module, # the attention layer (unused: the layout is in th
                                              scale=scaling)
         return out.transpose(1, 2).contiguous(), None
     cu = cu_seq_lens_q.to(query.device, torch.long)
-    lengths = cu[1:] - cu[:-1]
+    starts, lengths = cu[:-1], cu[1:] - cu[:-1]
+    if bool((lengths == 0).any()):  # an empty window (a repeated boundary): a batch row whose keys are all masked
+        starts, lengths = starts[lengths > 0], lengths[lengths > 0]
     L = int(max_length_q) if max_length_q is not None else int(lengths.max())
     j = torch.arange(L, device=query.device)
     real = j < lengths[:, None]  # [windows, L]: the patches a window has, the padding after them
-    at = torch.where(real, cu[:-1, None] + j, 0)  # each slot's patch (0 for padding: read, then dropped)
+    at = torch.where(real, starts[:, None] + j, 0)  # each slot's patch (0 for padding: read, then dropped)
     q, k, v = (t[0][:, at].transpose(0, 1) for t in (query, key, value))  # [windows, heads, L, head_dim]
     mask = None if bool(real.all()) else real[:, None, None, :]  # equal windows: no mask, SDPA's fastest kernels
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout, scale=scaling)
