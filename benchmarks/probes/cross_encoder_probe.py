@@ -14,15 +14,34 @@ top 10 (as the default ranks them: the linear ranker of 23_retrieval.rerank) is 
 alone (`alpha None`) and by z(linear) + alpha * z(cross-encoder) for each alpha (alpha 0 is the shipped default);
 recall@1 and recall@5 are printed per set. The held-out sets are never opened. Indexes: benchmarks/retrieval_unseen.py's
 (runs/retrieval_unseen). Its output from one run is benchmarks/results/cross_encoder_probe.txt.
+
+    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/probes/cross_encoder_probe.py 2 1 --train natural --neighbours \
+        --max_groups 900 --results benchmarks/results/cross_encoder_natural.json
+
+`--train natural` trains on the readers' questions instead (data/qa_train_natural.json over data/pdfs_train, the
+first `--max_groups` usable groups in a seeded order) and reads data/qa_val_natural.json (data/pdfs_val, documents of
+its own) beside the two tuning sets; alpha is chosen on that validation split alone (best recall@1, ties recall@5).
+`--neighbours` puts the gold page's neighbours (the pages before and after it) first among a group's negatives when the
+first stage's top 30 holds them. Each set's top 10 and its top 5 are re-ordered; `--results` writes recall@1/@5 per
+alpha, the alpha chosen, and the seconds to score one query's top 5 (windows found, tokenised and read; p50 and p95
+over the validation questions, on the threads given), the re-ranking's added cost a query.
 """
-import json, math, random, sys, time, re
+import argparse, json, math, random, sys, time, re
 from pathlib import Path
 import numpy as np, torch
 sys.path.insert(0, str(Path(__file__).parent.parent))  # benchmarks/
 from retrieval_unseen import SETS, CHOOSE_ON, index_for
 
-torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
-EPOCHS = float(sys.argv[2]) if len(sys.argv) > 2 else 1
+ap = argparse.ArgumentParser()
+ap.add_argument('threads', nargs='?', type=int, default=1)
+ap.add_argument('epochs', nargs='?', type=float, default=1)
+ap.add_argument('--train', choices=['generated', 'natural'], default='generated')
+ap.add_argument('--neighbours', action='store_true', help="the gold page's neighbours first among the negatives")
+ap.add_argument('--max_groups', type=int, help='training groups at most (a seeded draw); default: all')
+ap.add_argument('--results', help='write the numbers here (JSON)')
+A = ap.parse_args()
+torch.set_num_threads(A.threads)
+EPOCHS = A.epochs
 WIN, MAXLEN, NNEG, RANK = 80, 160, 7, 8
 WORD = re.compile(r'\w+')
 
@@ -82,6 +101,9 @@ def main():
     ranker = get_reranker()
     train = [e for e in load_qa('data/qa_train.json') if e['meta_info'].get('split') == 'train']
     rng = random.Random(0)
+    if A.train == 'natural':  # the readers' questions and their validation split, each over its own documents
+        train_ix = index_for(work, 'train_natural', 'data/pdfs_train')
+        val_ix = index_for(work, 'val_natural', 'data/pdfs_val')
 
     def groups(ix, exs, depth):
         idf, unseen = idf_table(ix.bm25)
@@ -94,19 +116,29 @@ def main():
             cands = [(ix.position[(h.page.doc, h.page.page)], h.score) for h in hs]
             lin = ranker.rerank(ix, e['query'], cands, dict(d), dict(b), 10)  # linear order of the top 10
             gold = gold_pages(e)
-            out.append(dict(q=e['query'], gen=e['meta_info'].get('generator'), gold=gold,
-                            first=[p for p, _ in cands], lin=[p for p, _ in lin[:10]], lin_s=[s for _, s in lin[:10]],
+            first = [p for p, _ in cands]
+            near = [q for p in first if ix.pages[p].pid in gold for d in (-1, 1)
+                    if (q := ix.position.get((ix.pages[p].doc, ix.pages[p].page + d))) is not None
+                    and ix.pages[q].pid not in gold]  # the gold pages' neighbours, in the index
+            out.append(dict(q=e['query'], gen=e['meta_info'].get('generator'), gold=gold, first=first,
+                            near=[q for q in dict.fromkeys(near) if q in first],
+                            lin=[p for p, _ in lin[:10]], lin_s=[s for _, s in lin[:10]],
                             win={p: best_window(ix.pages[p].text or '', w) for p, _ in cands},
                             pid={p: ix.pages[p].pid for p, _ in cands}, need=len(e['meta_info']['reference_page'])))
         return out
 
     tr = []
-    for s, ix in idx.items():
-        docs = {p.doc for p in ix.pages}
-        tr += groups(ix, [e for e in train if Path(e['meta_info']['file_name']).stem in docs], 30)
+    if A.train == 'natural':
+        tr = groups(train_ix, load_qa('data/qa_train_natural.json'), 30)
+    else:
+        for s, ix in idx.items():
+            docs = {p.doc for p in ix.pages}
+            tr += groups(ix, [e for e in train if Path(e['meta_info']['file_name']).stem in docs], 30)
     tune = {s: groups(ix, load_qa(SETS[s][0]), 10) for s, ix in idx.items()}
+    if A.train == 'natural': tune = {'val': groups(val_ix, load_qa('data/qa_val_natural.json'), 10), **tune}
     tr = [g for g in tr if any(g['pid'][p] in g['gold'] for p in g['first']) and
           not all(g['pid'][p] in g['gold'] for p in g['first'])]
+    if A.max_groups: tr = random.Random(1).sample(tr, min(A.max_groups, len(tr)))
     print(len(tr), 'training groups', {k: len(v) for k, v in tune.items()}, f'{time.time() - t0:.0f} s', flush=True)
     torch.manual_seed(0)
     m, head, tok = model()
@@ -121,7 +153,8 @@ def main():
     for i, gi in enumerate(order[:steps]):
         g = tr[gi]
         pos = [p for p in g['first'] if g['pid'][p] in g['gold']][:1]
-        neg = [p for p in g['first'] if g['pid'][p] not in g['gold']][:NNEG]
+        neg = [p for p in ((g['near'] if A.neighbours else []) + g['first']) if g['pid'][p] not in g['gold']]
+        neg = list(dict.fromkeys(neg))[:NNEG]
         s = score(m, head, tok, g['q'], [g['win'][p] for p in pos + neg])
         loss = torch.nn.functional.cross_entropy(s.unsqueeze(0), torch.zeros(1, dtype=torch.long))
         loss.backward(); opt.step(); sched.step(); opt.zero_grad()
@@ -134,19 +167,42 @@ def main():
             t2 = time.time()
             for g in gs: g['ce'] = score(m, head, tok, g['q'], [g['win'][p] for p in g['lin']]).numpy()
             print(s, 'scored in', f'{time.time() - t2:.1f} s', flush=True)
-    for alpha in (None, 0.0, 0.25, 0.5, 1.0, 2.0, 4.0):
-        row = {}
-        for s, gs in tune.items():
-            r1 = r5 = 0
-            for g in gs:
-                lin = np.array(g['lin_s']); ce = g['ce']
-                z = lambda x: (x - x.mean()) / (x.std() + 1e-6)
-                sc = ce if alpha is None else z(lin) + alpha * z(ce)
-                order = [g['lin'][j] for j in np.argsort(-sc, kind='stable')]
-                ys = [g['pid'][p] in g['gold'] for p in order]
-                r1 += min(sum(ys[:1]), g['need']) / g['need']; r5 += min(sum(ys[:5]), g['need']) / g['need']
-            row[s] = (round(r1 / len(gs), 3), round(r5 / len(gs), 3))
-        print('alpha', alpha, row, flush=True)
+    table = {}
+    for top in (10, 5):
+        for alpha in (None, 0.0, 0.25, 0.5, 1.0, 2.0, 4.0):
+            row = {}
+            for s, gs in tune.items():
+                r1 = r5 = 0
+                for g in gs:
+                    lin = np.array(g['lin_s'][:top]); ce = g['ce'][:top]
+                    z = lambda x: (x - x.mean()) / (x.std() + 1e-6)
+                    sc = ce if alpha is None else z(lin) + alpha * z(ce)
+                    order = [g['lin'][j] for j in np.argsort(-sc, kind='stable')] + g['lin'][top:]
+                    ys = [g['pid'][p] in g['gold'] for p in order]
+                    r1 += min(sum(ys[:1]), g['need']) / g['need']; r5 += min(sum(ys[:5]), g['need']) / g['need']
+                row[s] = (round(r1 / len(gs), 3), round(r5 / len(gs), 3))
+            table[f'top {top}, alpha {alpha}'] = row
+            print('top', top, 'alpha', alpha, row, flush=True)
+    if A.results:
+        first_set = next(iter(tune))  # val with --train natural: the only set alpha is chosen on
+        chosen = {top: max((k for k in table if k.startswith(f'top {top},') and not k.endswith('None')),
+                           key=lambda k: table[k][first_set]) for top in (10, 5)}
+        idf, unseen = idf_table(val_ix.bm25 if A.train == 'natural' else idx['tune'].bm25)
+        ix_l = val_ix if A.train == 'natural' else idx['tune']
+        lat = []
+        with torch.no_grad():
+            for g in tune[first_set]:
+                t3 = time.perf_counter()
+                w = {t: idf.get(t, unseen) for t in query_terms(g['q'])}
+                wins = [best_window(ix_l.pages[p].text or '', w) for p in g['lin'][:5]]
+                score(m, head, tok, g['q'], wins)
+                lat.append(time.perf_counter() - t3)
+        Path(A.results).write_text(json.dumps(dict(
+            train=A.train, neighbours=A.neighbours, groups=len(tr), epochs=EPOCHS, threads=A.threads,
+            chosen_on=first_set, chosen=chosen, table=table,
+            seconds_top5=dict(p50=round(float(np.percentile(lat, 50)), 4), p95=round(float(np.percentile(lat, 95)), 4),
+                              queries=len(lat)),
+            seconds_total=round(time.time() - t0)), indent=1) + '\n')
     trained = {n: p.detach() for n, p in m.named_parameters() if p.requires_grad}
     torch.save(trained | {'head.' + n: p.detach() for n, p in head.named_parameters()}, '/tmp/cross_encoder_probe.pt')
 
