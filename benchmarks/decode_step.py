@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/decode_step.py --tiny                                        # the same path on the CPU
 
 One prefill of a batch of random prompts (--batch rows of --prompt tokens, a few left-padded), then --new tokens
-decoded from a copy of its cache by each path, --repeats times each, in turn: `dynamic` (`_sample`, the loop of
+decoded from a copy of its cache by each path, --repeats times each, in turn: `dynamic` (`sample_tokens`, the loop of
 `TurnCache` today), `static` (`static_decode(graph=False)`: fixed-size buffers, stops checked every 8 steps) and
 `graph` (`static_decode(graph=True)`: each step one CUDA graph, recorded again at every call, as each turn does). No
 row stops (random weights; the stop set is empty), so every call decodes --new tokens. Reports, per path, the median
@@ -16,7 +16,7 @@ import argparse, copy, json, statistics, sys, time, warnings
 from pathlib import Path
 import torch
 from vrag_nb.rl.grpo import resolve_device
-from vrag_nb.rl.sampling import _cache, _forward, _positions, _rope, _sample, grouped_attention
+from vrag_nb.rl.sampling import grouped_attention, kv_cache, last_logits, mrope_index, sample_tokens, token_positions
 from vrag_nb.rl.static_decode import static_decode
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/arch.py, however this is run
 from arch import ARCH, build_arch  # benchmarks/arch.py
@@ -49,10 +49,10 @@ ids = torch.randint(100, min(len(tok), 40_000), (a.batch, a.prompt), generator=g
 att = torch.ones_like(ids)
 for i in range(0, a.batch, 4): att[i, :8 * (i // 4 + 1)] = 0  # a few rows left-padded
 ids, att = ids.masked_fill(att == 0, 0).to(dev), att.to(dev)
-rope = _rope(model, image_pad)
-xp = _positions(rope, ids, att, None, image_pad)
+rope = mrope_index(model, image_pad)
+xp = token_positions(rope, ids, att, None, image_pad)
 with torch.no_grad(), grouped_attention(model):
-    cache = _cache(); first = _forward(model, cache, ids, att, xp, {})
+    cache = kv_cache(); first = last_logits(model, cache, ids, att, xp, {})
 
 def sync():
     if dev.type == 'cuda': torch.cuda.synchronize()
@@ -62,7 +62,7 @@ def call(path):
     c = copy.deepcopy(cache); sync(); t0 = time.perf_counter()
     with torch.no_grad(), grouped_attention(model):
         if path == 'dynamic':
-            new = _sample(model, c, ids, att, xp, {}, rope, [], 0, a.new, 0.0, 1.0, first=first)[0]
+            new = sample_tokens(model, c, ids, att, xp, {}, rope, [], 0, a.new, 0.0, 1.0, first=first)[0]
         else: new = static_decode(model, c, first, att, xp, [], 0, a.new, 0.0, graph=path == 'graph')[0]
     sync()
     return time.perf_counter() - t0, new

@@ -48,7 +48,7 @@ and lost with McNemar's exact p.
 --max_turns turns of --turn_tokens tokens) on one thread, from the untrained model, for each of --profile_paths side by
 side (their steps interleaved, the same questions and seeds): `before` (every row prefilled, padded to the batch's
 longest chunk, transformers' copies of the cache at each decode step, float32), then the levers added one at a time
-(`PATHS`): `share` (the first turn's prompt prefilled once per question, `sampling.TurnCache(share_prefix=True)`),
+(`PATHS`): `share` (the first turn's prompt prefilled once per question, `turn_cache.TurnCache(share_prefix=True)`),
 `share_in_place` (and decode steps that copy no cache, `TurnCache(in_place=True)`), `share_in_place_buckets` (and
 prefills in groups of like length, `TurnCache(buckets=True)`), `after` (and every pass under bf16 autocast over the
 float32 weights, `model.vrag_compute_dtype`), `after_bf16_update_only` (bf16 for the update's passes only, the
@@ -557,7 +557,8 @@ def profile(a, index, examples, judge, log):
     import copy, os, random, statistics, vrag_nb.rl.rollout as rollout
     from vrag_nb.agent.loop import VRAGAgent
     from vrag_nb.rl.codec import ChatCodec
-    from vrag_nb.rl.sampling import TurnCache, sampler_copy, sync_sampler
+    from vrag_nb.rl.sampling import sampler_copy, sync_sampler
+    from vrag_nb.rl.turn_cache import TurnCache
     from vrag_nb.rl.trainer import TrainConfig
     from vrag_nb.rl.trunk import frozen_trunk
     from vrag_nb.rl.update import grpo_update, prepare_policy

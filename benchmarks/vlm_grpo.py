@@ -12,7 +12,7 @@
 
 Each fine-tuning mode (full, lora) runs once a path, side by side: `fresh`, a `generate` over each rollout's whole
 history at every turn (every earlier turn prefilled and every image encoded again), `carried`, the KV cache carried
-from turn to turn (`sampling.TurnCache`: a turn prefills what is new, each image is encoded once), and `static`,
+from turn to turn (`turn_cache.TurnCache`: a turn prefills what is new, each image is encoded once), and `static`,
 carried with each decode step over fixed-size buffers, one CUDA graph on a GPU (`rl.static_decode`). Prints one JSON
 line: per mode and path, the median seconds per step over the steps after the first (all steps when there is one), split
 into rollout (decoding, tools, reward), of which decoding alone, reference log-probs and update (log-probs, backward,
@@ -132,8 +132,8 @@ def timed(generate):
 
 import vrag_nb.rl.rollout as rollout, vrag_nb.rl.trainer as trainer
 if a.no_share_prefix:  # `play_group`'s cache without prefix sharing
-    import vrag_nb.rl.sampling as sampling
-    rollout.TurnCache = functools.partial(sampling.TurnCache, share_prefix=False)
+    import vrag_nb.rl.turn_cache as turn_cache
+    rollout.TurnCache = functools.partial(turn_cache.TurnCache, share_prefix=False)
 rollout.generate_replies = timed(rollout.generate_replies)
 SEQUENCE = [0]  # tokens of the step's rollouts (prompt, replies, observations, image pads): what the update reads
 def counted(play):
@@ -167,7 +167,7 @@ def split_vision(model):
     tower.register_forward_pre_hook(pre); tower.register_forward_hook(post)
 
 if a.split:
-    import contextlib, vrag_nb.rl.sampling as sampling, vrag_nb.rl.static_decode as sd
+    import contextlib, vrag_nb.rl.turn_cache as turn_cache, vrag_nb.rl.static_decode as sd
     def flagged(fn):
         def run(*args, **kw):
             IN_GENERATE[0] = True
@@ -175,12 +175,13 @@ if a.split:
             finally: IN_GENERATE[0] = False
         return run
     rollout.generate_replies = flagged(split_timed('generate', rollout.generate_replies))
-    sampling.TurnCache._prefill = split_timed('prefill', sampling.TurnCache._prefill)
-    sampling._positions = split_timed('positions', sampling._positions, rollout_only=True)
+    turn_cache.TurnCache._prefill = split_timed('prefill', turn_cache.TurnCache._prefill)
+    # patched where `TurnCache` looks them up: the names of the turn_cache module (`sample_tokens` below too)
+    turn_cache.token_positions = split_timed('positions', turn_cache.token_positions, rollout_only=True)
     sd.static_decode = split_timed('static_decode', sd.static_decode)
     sd._graphed = split_timed('graph_record', sd._graphed)
     sd.fixed_from = split_timed('fixed_from', sd.fixed_from)
-    sampling._sample = split_timed('dynamic_decode', sampling._sample)
+    turn_cache.sample_tokens = split_timed('dynamic_decode', turn_cache.sample_tokens)
     rollout._sync = split_timed('encode_turns', rollout._sync)
     merged = rollout.merged_adapter
     @contextlib.contextmanager

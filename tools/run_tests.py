@@ -73,7 +73,7 @@ nbs = [p for p in sorted((root/'nbs').glob('*.ipynb')) if not p.name.startswith(
 # The longest first (as measured before the 545 s run), so that the two workers finish together instead of one
 # running a long notebook alone at the end; the rest in file order. A name not found is ignored, a notebook not named
 # runs in its turn.
-LONGEST = ['68_rl.trainer', '81_cli.agent', '66_rl.rollout', '93_cli.faults', '54_eval.agents', '65_rl.sampling',
+LONGEST = ['68_rl.trainer', '81_cli.agent', '66_rl.rollout', '93_cli.faults', '54_eval.agents', '79_rl.turn_cache',
            '69_rl.learn', '67_rl.update', '01_tour', '18_retrieval.index', '39_agent.llm_server', '83_cli.demo']
 nbs.sort(key=lambda p: LONGEST.index(p.stem) if p.stem in LONGEST else len(LONGEST))
 if server.stdout.readline().strip() != 'ready':

@@ -234,29 +234,17 @@ class IndexFollower:
         log.info('index %s reloaded: %d pages (was %d)', old.path, len(new), len(old))
         return True
 
-# %% ../../nbs/22_retrieval.server.ipynb #7cfcb9ef
-def create_app(index: PageIndex, # the index to serve
-               max_batch: int = 64, # most queries searched together by the batcher
-               follow: float = 1.0, # seconds between looks for a committed change of the index dir (0: never look)
-               # each connection takes its turn (`Batcher`'s slices); False: whole requests, first come first served
-               fair: bool = True,
-              ) -> FastAPI:
-    """The search app: `POST /search`, legacy `GET /search`, `GET /health`, `GET /pages/{doc}/{page}`; it follows the
-    index dir (`IndexFollower`), each request answered from one index, the old or the new."""
+# %% ../../nbs/22_retrieval.server.ipynb #srvapp1
+async def _bad_request(request: Request, exc: RequestValidationError):
+    "422 naming each invalid field, without echoing the body (which may be megabytes) back."
+    return JSONResponse({'detail': [{k: e[k] for k in ('type', 'loc', 'msg') if k in e} for e in exc.errors()]},
+                        status_code=422)
+
+def _add_search(app: FastAPI, # the app being built: `app.state` holds the index, its hash check and the batcher
+                fair: bool, # each connection takes its turn (`create_app`'s `fair`); False: one anonymous client
+               ):
+    "Register `POST /search` and the reference's legacy `GET /search`, both searched through `app.state.batcher`."
     import asyncio
-    app = FastAPI(title='vrag_nb search', version=vrag_nb.__version__,
-                  description='VRAG-compatible page search over a vrag_nb index (reference.md §2).')
-    app.state.index = index
-    app.state.batcher = Batcher(index, max_batch) if fair else Batcher(index, max_batch, 10**12, slice_queries=0)
-    app.state.check = HashCheck(index)  # an index too large to hash at load is hashed now, while the server answers
-    app.state.follower = IndexFollower(app, follow) if follow else None
-
-    @app.exception_handler(RequestValidationError)
-    async def bad_request(request: Request, exc: RequestValidationError):
-        "422 naming each invalid field, without echoing the body (which may be megabytes) back."
-        return JSONResponse({'detail': [{k: e[k] for k in ('type', 'loc', 'msg') if k in e} for e in exc.errors()]},
-                            status_code=422)
-
     async def run(request, response, index, queries, top_k, method=None):
         """Searched by the batcher, taking turns with other connections (`Batcher`: each connection is a client); an
         index that the background check found damaged is named in the `X-Index-Damaged` header of every answer."""
@@ -283,6 +271,10 @@ def create_app(index: PageIndex, # the index to serve
         except ValidationError as e: raise HTTPException(422, '; '.join(err['msg'] for err in e.errors())) from None
         return [_vrag_ret(h) for h in await run(request, response, app.state.index, req.queries, req.top_k)]
 
+# %% ../../nbs/22_retrieval.server.ipynb #srvapp2
+def _add_health(app: FastAPI, # the app being built
+               ):
+    "Register `GET /health`: what is served, and whether it is sound."
     @app.get('/health')
     def health():
         """Liveness, what is loaded, whether its files match their SHA-256 (`hashes`; `damaged` names the files that do
@@ -300,6 +292,9 @@ def create_app(index: PageIndex, # the index to serve
             'ranker': f'on, top {n}' if n else f'off, because {why}'
         }
 
+def _add_pages(app: FastAPI, # the app being built
+              ):
+    "Register `GET /pages/{doc}/{page}`: the image of one page of the corpus served."
     @app.get('/pages/{doc}/{page}', response_class=Response)
     def page_image(doc: Annotated[str, StringConstraints(max_length=500)], page: int):
         "The image of one corpus page; 404 for anything that is not a page of the loaded corpus."
@@ -318,6 +313,27 @@ def create_app(index: PageIndex, # the index to serve
                     if data.startswith(magic): return Response(data, media_type=kind)
         except OSError: pass
         raise HTTPException(404, f'page {page} of document {doc!r} has no image file inside the index dir')
+
+# %% ../../nbs/22_retrieval.server.ipynb #7cfcb9ef
+def create_app(index: PageIndex, # the index to serve
+               max_batch: int = 64, # most queries searched together by the batcher
+               follow: float = 1.0, # seconds between looks for a committed change of the index dir (0: never look)
+               # each connection takes its turn (`Batcher`'s slices); False: whole requests, first come first served
+               fair: bool = True,
+              ) -> FastAPI:
+    """The search app: `POST /search`, legacy `GET /search`, `GET /health`, `GET /pages/{doc}/{page}`; it follows the
+    index dir (`IndexFollower`), each request answered from one index, the old or the new."""
+    app = FastAPI(title='vrag_nb search', version=vrag_nb.__version__,
+                  description='VRAG-compatible page search over a vrag_nb index (reference.md §2).')
+    app.state.index = index
+    app.state.batcher = Batcher(index, max_batch) if fair else Batcher(index, max_batch, 10**12, slice_queries=0)
+    app.state.check = HashCheck(index)  # an index too large to hash at load is hashed now, while the server answers
+    app.state.follower = IndexFollower(app, follow) if follow else None
+
+    app.add_exception_handler(RequestValidationError, _bad_request)
+    _add_search(app, fair)
+    _add_health(app)
+    _add_pages(app)
     return app
 
 # %% ../../nbs/22_retrieval.server.ipynb #45ec1f44

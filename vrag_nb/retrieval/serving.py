@@ -41,6 +41,27 @@ def _refuse(transport, body: bytes):
                     b'connection: close\r\ncontent-length: %d\r\n\r\n%s' % (len(body), body))
     transport.close()
 
+def _over_limit(proto, # the new connection's protocol: its server's `connections`, its `address` and `logger`
+                max_connections: int, # connections open at once
+                max_per_address: int | None, # connections open at once from one address; None: no cap
+                per_address: collections.Counter, # address -> connections open
+               ) -> bytes | None:
+    "The 503 body for a connection past either cap (the cap logged), or None when it may open."
+    if len(proto.connections) >= max_connections:
+        proto.logger.warning('more than %d connections open: answering new ones 503', max_connections)
+        return b'too many connections open; try again shortly\n'
+    if max_per_address is not None and per_address[proto.address] >= max_per_address:
+        proto.logger.warning('%d connections open from %s: answering its new ones 503', max_per_address, proto.address)
+        return b'too many connections open from your address; close some first\n'
+    return None
+
+def _release(per_address: collections.Counter, # address -> connections open
+             address: str, # the address of a counted connection that closed
+            ):
+    "One connection fewer from `address`; an address with none left is dropped, so the counter stays bounded."
+    per_address[address] -= 1
+    if per_address[address] <= 0: del per_address[address]
+
 # %% ../../nbs/90_retrieval.serving.ipynb #svg09s1
 def guarded_h11(header_timeout: float, # seconds a connection has to send a whole request head
                 max_connections: int, # connections open at once; the next ones get a 503 and are closed
@@ -56,13 +77,8 @@ def guarded_h11(header_timeout: float, # seconds a connection has to send a whol
             # `limit_concurrency`
             self.head_timer, self.address = None, (transport.get_extra_info('peername') or ('?',))[0]
             self.refused = self.counted = False
-            if len(self.connections) >= max_connections:
-                self.logger.warning('more than %d connections open: answering new ones 503', max_connections)
-                return self._refuse(transport, b'too many connections open; try again shortly\n')
-            if max_per_address is not None and per_address[self.address] >= max_per_address:
-                self.logger.warning('%d connections open from %s: answering its new ones 503', max_per_address,
-                                    self.address)
-                return self._refuse(transport, b'too many connections open from your address; close some first\n')
+            if body := _over_limit(self, max_connections, max_per_address, per_address):
+                return self._refuse(transport, body)
             super().connection_made(transport)
             per_address[self.address] += 1
             self.counted = True
@@ -97,9 +113,8 @@ def guarded_h11(header_timeout: float, # seconds a connection has to send a whol
             if self.refused: return
             if getattr(self, 'head_timer', None): self.head_timer.cancel()
             if getattr(self, 'counted', False):
-                per_address[self.address] -= 1
+                _release(per_address, self.address)
                 self.counted = False
-                if per_address[self.address] <= 0: del per_address[self.address]  # bounded by the open connections
             super().connection_lost(exc)
     return GuardedH11
 

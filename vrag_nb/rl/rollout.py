@@ -10,7 +10,8 @@ import torch
 from fastcore.basics import patch
 from ..agent.loop import VRAGAgent
 from .codec import ChatCodec
-from .sampling import ChosenLogprobs, TurnCache, batch_images, merged_adapter, needs_mm_types, suppress
+from .sampling import ChosenLogprobs, batch_images, merged_adapter, needs_mm_types, suppress
+from .turn_cache import TurnCache
 
 # %% auto #0
 __all__ = ['TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs', 'token_logprobs']
@@ -186,6 +187,27 @@ def _prune_all(runs: list[dict], codec: ChatCodec, agent, page_text: dict | None
         turns, graph, retrieved = vrag_turns(x['r'].trajectory, texts, gold_pages(x['ex']))
         x['r'].pruned = prune_mask(turns, sign, answer_path(graph), valuable_retrievals(retrieved, gold_pages(x['ex'])))
 
+# %% ../../nbs/66_rl.rollout.ipynb #pgrp00
+def _turn_cache(model, codec: ChatCodec, carry: bool, carry_cache: bool, keep_trunk, draw: str, static_decode):
+    """`play_group`'s carried cache (None when `carry` is off: a `generate` a turn, or a scripted policy); raises
+    `ValueError` on settings that need the cache carried without it."""
+    if keep_trunk and not carry: raise ValueError('keep_trunk needs the cache carried (carry_cache=True, no policy)')
+    if draw != 'multinomial' and not carry_cache: raise ValueError(f'draw={draw!r} needs the cache carried')
+    if static_decode and not carry_cache: raise ValueError('static_decode needs the cache carried')
+    pad = codec.image_pad if codec.is_vlm else None
+    return (TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids, keep_layer=keep_trunk, draw=draw,
+                      static=static_decode) if carry else None)
+
+def _start_all(codec: ChatCodec, agent, examples: list[dict], group: int, temperature: float) -> list[dict]:
+    "`group` fresh episodes of each example, in order: each with its rollout (the system turn in) and its progress."
+    runs = []
+    for e in examples:
+        for _ in range(group):
+            r = TokenRollout(group=e['uid'], temperature=temperature)
+            r.add(codec.system_ids())
+            runs.append(dict(ex=e, ep=agent.start(e['query']), r=r, synced=0, turn=0))
+    return runs
+
 # %% ../../nbs/66_rl.rollout.ipynb #fcc271d3
 def play_group(model, # the policy (LM or VLM), on its device; unused when `policy` is given
                codec: ChatCodec, # its encoding
@@ -206,7 +228,7 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
                seed: int | None = None, # seeds torch before sampling (the same seed and batch give the same rollouts)
                policy=None, # messages -> reply text, played instead of the model (demonstrations)
                counts: dict | None = None, # gets the decoding work done (`generate_replies`), summed over turns
-               # carry the rollouts' KV cache from turn to turn (`sampling.TurnCache`); False: a `generate` a turn
+               # carry the rollouts' KV cache from turn to turn (`turn_cache.TurnCache`); False: a `generate` a turn
                carry_cache: bool = True,
                # keep each rollout's input of decoder layer `keep_trunk` (`TokenRollout.trunk`) for the update to start
                # there (`67_rl.update`): a text LM with `carry_cache`; None: keep nothing
@@ -220,18 +242,8 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
               ) -> list[TokenRollout]: # `group` rollouts per example, in order, scored
     "Play `group` episodes of each example in lockstep, one batched decoding per turn, and score them."
     if seed is not None: torch.manual_seed(seed)
-    runs, pad = [], codec.image_pad if codec.is_vlm else None
-    carry = carry_cache and policy is None
-    if keep_trunk and not carry: raise ValueError('keep_trunk needs the cache carried (carry_cache=True, no policy)')
-    if draw != 'multinomial' and not carry_cache: raise ValueError(f'draw={draw!r} needs the cache carried')
-    if static_decode and not carry_cache: raise ValueError('static_decode needs the cache carried')
-    turns = (TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids, keep_layer=keep_trunk, draw=draw,
-                       static=static_decode) if carry else None)
-    for e in examples:
-        for _ in range(group):
-            r = TokenRollout(group=e['uid'], temperature=temperature if policy is None and temperature > 0 else 1.0)
-            r.add(codec.system_ids())
-            runs.append(dict(ex=e, ep=agent.start(e['query']), r=r, synced=0, turn=0))
+    turns = _turn_cache(model, codec, carry_cache and policy is None, carry_cache, keep_trunk, draw, static_decode)
+    runs = _start_all(codec, agent, examples, group, temperature if policy is None and temperature > 0 else 1.0)
     while live := [x for x in runs if not x['ep'].done]:
         ask = []
         for x in live:

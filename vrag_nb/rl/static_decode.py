@@ -46,7 +46,7 @@ class FixedCache(Cache):
         self.at = torch.tensor([at], device=layers_kv[0][0].device)
         super().__init__(layers=[_FixedLayer(k, v, self.at) for k, v in layers_kv])
 
-def fixed_from(cache: Cache, # a prefilled cache (`DynamicCache`, `65_rl.sampling._cache`): layers of [B, H, N, D]
+def fixed_from(cache: Cache, # a prefilled cache (`DynamicCache`, `65_rl.sampling.kv_cache`): layers of [B, H, N, D]
                room: int, # columns kept after the N cached ones, for the tokens to decode
                dtype: torch.dtype, # the buffers' dtype (the model's compute dtype)
               ) -> FixedCache: # its keys and values copied into buffers of N + room columns, `at` = N
@@ -75,7 +75,7 @@ class _Step:
         self.mask[:, 0, 0, :N] = att.bool()
         self.pos, self.x = pos.clone(), torch.full((B, 1), pad_id, device=dev)
         self.live, self.s = torch.ones(B, dtype=torch.bool, device=dev), torch.zeros(1, dtype=torch.long, device=dev)
-        self.steps = torch.zeros(1, dtype=torch.long, device=dev)  # steps begun with a row running: `_sample`'s count
+        self.steps = torch.zeros(1, dtype=torch.long, device=dev)  # steps begun with a row running, as `sample_tokens`
         self.new = torch.full((B, max_new_tokens), pad_id, device=dev)
         self.lps = torch.zeros((B, max_new_tokens), device=dev)
 
@@ -143,8 +143,8 @@ def static_decode(model, # a transformers LM or Qwen-VL-family VLM (or a peft mo
                   check_every: int = 8, # steps between looks at whether every row has stopped (a host sync)
                  ) -> tuple: # new [B, n], log π [B, n] float32, fed [B, n - 1], mask over the cache [B, N + n - 1]
     """Decode up to `max_new_tokens` tokens from a prefilled cache over fixed-size buffers, as `65_rl.sampling`'s
-    `_sample` does after its prefill (the same tokens and log-probs for the same random draws); raises `ValueError` on
-    an unknown `draw`, a `check_every` < 1, or `graph` without a CUDA device."""
+    `sample_tokens` does after its prefill (the same tokens and log-probs for the same random draws); raises
+    `ValueError` on an unknown `draw`, a `check_every` < 1, or `graph` without a CUDA device."""
     check_draw(draw)
     if check_every < 1: raise ValueError(f'check_every must be at least 1, got {check_every}')
     dev = att.device

@@ -21,7 +21,7 @@ from .sampling import sampler_copy, sync_sampler
 from .sft import read_sft, sft_rollout
 
 # %% auto #0
-__all__ = ['sft_step', 'TrainConfig', 'train_policy']
+__all__ = ['sft_step', 'RolloutConfig', 'TrainConfig', 'train_policy']
 
 # %% ../../nbs/68_rl.trainer.ipynb #21dd53a3
 def sft_step(model, # the policy
@@ -62,6 +62,14 @@ def _summary(rows) -> dict:
 def _trainable(model) -> dict:
     "The trainable parameters' values, name -> CPU tensor (what a checkpoint holds)."
     return {n: p.detach().cpu().clone() for n, p in model.named_parameters() if p.requires_grad}
+
+def _recorder(out: Path, history: list, log):
+    "A function that records a metrics record: appended to `history` and `out/metrics.jsonl`, passed to `log`."
+    def emit(rec: dict):
+        history.append(rec)
+        with open(out/'metrics.jsonl', 'a') as f: f.write(json.dumps(rec) + '\n')
+        if log: log(rec)
+    return emit
 
 def _params(model) -> list:
     "The parameters the optimiser updates."
@@ -150,10 +158,63 @@ def _reference(out: Path, # the run's folder: gets reference.pt
     _save({'stacked': stacked, 'weights': weights}, out/'reference.pt')
     return model, (_frozen_copy(model) if kl_coef and not lora else None)
 
+# %% ../../nbs/68_rl.trainer.ipynb #cfg00
+def _check_config(c) -> None:
+    "`TrainConfig`'s settings that cannot run together, or at all: `ValueError` naming the first found."
+    if c.algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {c.algo!r}")
+    if c.temperature <= 0:
+        raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {c.temperature}')
+    if c.sampler_dtype not in (None, 'bfloat16', 'float32'):
+        raise ValueError(f"sampler_dtype must be None, 'bfloat16' or 'float32', got {c.sampler_dtype!r}")
+    if c.draw not in ('multinomial', 'inverse_cdf'):
+        raise ValueError(f"draw must be 'multinomial' or 'inverse_cdf', got {c.draw!r}")
+    if c.static_decode and (c.reuse_trunk or not c.carry_cache):
+        raise ValueError('static_decode decodes the carried cache and keeps no trunk states: carry_cache=True, '
+                         'reuse_trunk=False')
+    if c.reuse_trunk and c.sampler_dtype == 'bfloat16':
+        raise ValueError("reuse_trunk would start the update from states that the bf16 sampler computed, not the "
+                         "policy: use sampler_dtype=None or 'float32' with it")
+    if c.micro_batch < 1 or (c.micro_tokens is not None and c.micro_tokens < 1):
+        raise ValueError(f'micro_batch and micro_tokens count rows and tokens: got {c.micro_batch}, '
+                         f'{c.micro_tokens}')
+    if c.dynamic_sampling < 0: raise ValueError(f'dynamic_sampling counts rounds: got {c.dynamic_sampling}')
+    if c.band_every < 0 or c.band_pool < 0:
+        raise ValueError(f'band_every and band_pool count steps and questions: got {c.band_every}, '
+                         f'{c.band_pool}')
+    if c.band_every and c.band_samples < 2:
+        raise ValueError(f'a pass rate strictly between 0 and 1 needs band_samples >= 2, got {c.band_samples}')
+    if c.sft_data and c.sft_right_only:
+        raise ValueError('sft_right_only judges played demonstrations: SFT conversations (sft_data) have no answer')
+
+# %% ../../nbs/68_rl.trainer.ipynb #cfgR
+@dataclass
+class RolloutConfig:
+    "How a run plays each rollout: the prompt, turns and token budgets, the views' pixels, sampling and decoding."
+    prompt: str = 'vrag_nb' # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag_rl': the reference's)
+    system: str | None = 'You are a helpful assistant.' # system turn (Qwen2.5-VL's); 'template': the tokenizer's own
+    max_turns: int = 4 # turns per rollout (VRAG-RL: 4)
+    turn_tokens: int = 256 # tokens per reply
+    response_length: int = 2048 # replies and text observations per rollout, tokens (image pads not counted)
+    min_pixels: int = MIN_PIXELS # view pixel budget (reference.md §3)
+    max_pixels: int = MAX_PIXELS # view pixel budget (reference.md §3)
+    allow_crop: bool = True # the `<bbox>` action
+    temperature: float = 1.0 # rollout sampling (VRAG-RL: 1.0); log-probs are taken at it
+    top_p: float = 1.0 # rollout sampling
+    carry_cache: bool = True # each rollout's KV cache kept across turns (`play_group`); False: `generate` each turn
+    # how a rollout's token is drawn: 'multinomial' (`generate`'s draws) or 'inverse_cdf' (the same distribution, far
+    # less time on the CPU; `sampling.inverse_cdf`)
+    draw: str = 'multinomial'
+    # carried-cache turns decode over fixed-size buffers, a CUDA graph a step on a GPU (`75_rl.static_decode`); None: on
+    # a CUDA device, unless `reuse_trunk`; False: `65_rl.sampling`'s loop
+    static_decode: bool | None = None
+    preset: str = 'vrag_rl' # reward preset (`rewards.PRESETS`)
+    obs_chars: int = 1000 # text LMs: characters per view (`rl.codec.view_text`)
+
 # %% ../../nbs/68_rl.trainer.ipynb #cfg01
 @dataclass
-class TrainConfig:
-    "Every setting of a `train_policy` run, as one object: printed, saved with the checkpoints, compared on resume."
+class TrainConfig(RolloutConfig):
+    """Every setting of a `train_policy` run, as one object (the rollout's settings, `RolloutConfig`, first): printed,
+    saved with the checkpoints, compared on resume."""
     algo: str = 'grpo' # 'grpo' or 'ggpo'
     steps: int = 10 # updates
     prompts: int = 2 # questions per step
@@ -176,31 +237,12 @@ class TrainConfig:
     # cold start on these SFT conversations (LLaMA-Factory's format, e.g. VRAG-RL's; `rl.sft.read_sft`, image paths
     # relative to the file) instead of demonstrations played
     sft_data: str | None = None
-    prompt: str = 'vrag_nb' # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag_rl': the reference's)
-    system: str | None = 'You are a helpful assistant.' # system turn (Qwen2.5-VL's); 'template': the tokenizer's own
-    max_turns: int = 4 # turns per rollout (VRAG-RL: 4)
-    turn_tokens: int = 256 # tokens per reply
-    response_length: int = 2048 # replies and text observations per rollout, tokens (image pads not counted)
-    min_pixels: int = MIN_PIXELS # view pixel budget (reference.md §3)
-    max_pixels: int = MAX_PIXELS # view pixel budget (reference.md §3)
-    allow_crop: bool = True # the `<bbox>` action
-    temperature: float = 1.0 # rollout sampling (VRAG-RL: 1.0); log-probs are taken at it
-    top_p: float = 1.0 # rollout sampling
-    carry_cache: bool = True # each rollout's KV cache kept across turns (`play_group`); False: `generate` each turn
     # the rollouts sampled by a copy of the policy in this dtype ('bfloat16': `sampling.sampler_copy`, synced after
     # each update, as verl's vLLM); None: by the policy itself
     sampler_dtype: str | None = None
     # the rollouts keep the input of the lowest trained layer and the update's passes start there
     # (`play_group(keep_trunk=)`): a text LM trained in full with `trainable_layers`; False: passes from the tokens
     reuse_trunk: bool = False
-    # how a rollout's token is drawn: 'multinomial' (`generate`'s draws) or 'inverse_cdf' (the same distribution, far
-    # less time on the CPU; `sampling.inverse_cdf`)
-    draw: str = 'multinomial'
-    # carried-cache turns decode over fixed-size buffers, a CUDA graph a step on a GPU (`75_rl.static_decode`); None: on
-    # a CUDA device, unless `reuse_trunk`; False: `65_rl.sampling`'s loop
-    static_decode: bool | None = None
-    preset: str = 'vrag_rl' # reward preset (`rewards.PRESETS`)
-    obs_chars: int = 1000 # text LMs: characters per view (`rl.codec.view_text`)
     seed: int = 0 # LoRA init, demonstrations drawn, questions and sampling of every step
     ckpt_every: int = 1 # steps between checkpoints (and always after the cold start and the last step)
     # DAPO's dynamic sampling: rounds of fresh questions played in place of groups whose rewards all tie (0: none)
@@ -215,31 +257,8 @@ class TrainConfig:
         """Raises `ValueError` on an unknown algo, sampler dtype or draw, a temperature ≤ 0, a negative
         `dynamic_sampling`, `band_every` or `band_pool`, a `micro_batch` or `micro_tokens` below 1, `band_samples` < 2
         with a band, `reuse_trunk` with a bf16 sampler, or `static_decode` without the cache carried or with
-        `reuse_trunk`."""
-        if self.algo not in ('grpo', 'ggpo'): raise ValueError(f"algo must be 'grpo' or 'ggpo', got {self.algo!r}")
-        if self.temperature <= 0:
-            raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {self.temperature}')
-        if self.sampler_dtype not in (None, 'bfloat16', 'float32'):
-            raise ValueError(f"sampler_dtype must be None, 'bfloat16' or 'float32', got {self.sampler_dtype!r}")
-        if self.draw not in ('multinomial', 'inverse_cdf'):
-            raise ValueError(f"draw must be 'multinomial' or 'inverse_cdf', got {self.draw!r}")
-        if self.static_decode and (self.reuse_trunk or not self.carry_cache):
-            raise ValueError('static_decode decodes the carried cache and keeps no trunk states: carry_cache=True, '
-                             'reuse_trunk=False')
-        if self.reuse_trunk and self.sampler_dtype == 'bfloat16':
-            raise ValueError("reuse_trunk would start the update from states that the bf16 sampler computed, not the "
-                             "policy: use sampler_dtype=None or 'float32' with it")
-        if self.micro_batch < 1 or (self.micro_tokens is not None and self.micro_tokens < 1):
-            raise ValueError(f'micro_batch and micro_tokens count rows and tokens: got {self.micro_batch}, '
-                             f'{self.micro_tokens}')
-        if self.dynamic_sampling < 0: raise ValueError(f'dynamic_sampling counts rounds: got {self.dynamic_sampling}')
-        if self.band_every < 0 or self.band_pool < 0:
-            raise ValueError(f'band_every and band_pool count steps and questions: got {self.band_every}, '
-                             f'{self.band_pool}')
-        if self.band_every and self.band_samples < 2:
-            raise ValueError(f'a pass rate strictly between 0 and 1 needs band_samples >= 2, got {self.band_samples}')
-        if self.sft_data and self.sft_right_only:
-            raise ValueError('sft_right_only judges played demonstrations: SFT conversations (sft_data) have no answer')
+        `reuse_trunk` (`_check_config`)."""
+        _check_config(self)
 
 # %% ../../nbs/68_rl.trainer.ipynb #trnhlp1
 def _trunk(model, image_processor, c: TrainConfig) -> int | None:
@@ -346,12 +365,10 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
                            c.packed_vision)
     keep, (codec, agent) = _trunk(model, image_processor, c), _game(index, tokenizer, image_processor, c)
     ckpt, cpath, history, start = out/'checkpoint.pt', out/'config.json', [], 0
-    def emit(rec):
-        history.append(rec)
-        with open(out/'metrics.jsonl', 'a') as f: f.write(json.dumps(rec) + '\n')
-        if log: log(rec)
+    emit = _recorder(out, history, log)
     if ckpt.exists():
-        model, opt, ref, start, history = _resume(out, model, c.lora, c.lr, c.kl_coef)
+        model, opt, ref, start, done = _resume(out, model, c.lora, c.lr, c.kl_coef)
+        history += done  # in place: `emit` appends to this list
         was = json.loads(cpath.read_text()) if cpath.exists() else {}
         if changed := {k: [was.get(k), v] for k, v in asdict(c).items() if was.get(k, v) != v}:
             emit({'phase': 'config', 'step': start, 'changed': changed})  # resumed with other settings

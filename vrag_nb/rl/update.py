@@ -283,6 +283,17 @@ def _passes(model, ref, b, codec, rows, kept, trunk, kl_term, kl_coef, temp):
     lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
     return lp, ent, ref_lp, time.perf_counter() - t1, t1 - t0
 
+def _micro_loss(old_lp, lp, ent, ref_lp, adv, mask, clip_ratio) -> tuple:
+    """A micro-batch's clipped policy loss and KL to the reference (zero without one), and what the step records of
+    it: (pg, kl, token means of pg, kl, entropy, clipfrac and |log π − log π_old|, the largest ratio)."""
+    # π_old is the sampler's: the PPO ratio is the importance ratio π_θ / π_sampler, truncated by the clip
+    pg, m = policy_loss(old_lp, lp, adv * mask, mask, clip_ratio)
+    ratio_max = float(((lp.detach() - old_lp) * (mask > 0)).exp().max())
+    kl = token_mean(low_var_kl(lp, ref_lp), mask) if ref_lp is not None else torch.zeros((), device=lp.device)
+    stats = dict(pg=pg.item(), kl=kl.item(), ent=token_mean(ent, mask).item(), clip=m['clipfrac'],
+                 gap=token_mean((lp.detach() - old_lp).abs(), mask).item())
+    return pg, kl, stats, ratio_max
+
 def _optimiser_step(model, opt, max_grad_norm) -> torch.Tensor:
     "Every trainable parameter given a gradient (`_zero_grads`), the norm clipped, one optimiser step; the norm."
     params = [q for q in model.parameters() if q.requires_grad]
@@ -340,16 +351,11 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
             lp, ent, ref_lp, t_fwd, t_r = _passes(model, ref, b, codec, [rows[i] for i in mb], kept, trunk, kl_term,
                                                  kl_coef, temp)
             t_ref, t1 = t_ref + t_r, time.perf_counter()
-            # π_old is the sampler's: the PPO ratio is the importance ratio π_θ / π_sampler, truncated by the clip
-            pg, m = policy_loss(b['old_logprobs'], lp, adv[mb].to(dev)[:, None] * mask, mask, clip_ratio)
-            rmax = max(rmax, float(((lp.detach() - b['old_logprobs']) * (mask > 0)).exp().max()))
-            kl = token_mean(low_var_kl(lp, ref_lp), mask) if ref_lp is not None else torch.zeros((), device=dev)
+            pg, kl, stats, r = _micro_loss(b['old_logprobs'], lp, ent, ref_lp, adv[mb].to(dev)[:, None], mask,
+                                           clip_ratio)
             ((pg + kl_coef * kl) * w).backward()
-            t_upd += t_fwd + time.perf_counter() - t1
-            for k, v, wt in (('pg', pg.item(), w), ('kl', kl.item(), w), ('ent', token_mean(ent, mask).item(), ws),
-                             ('clip', m['clipfrac'], ws),
-                             ('gap', token_mean((lp.detach() - b['old_logprobs']).abs(), mask).item(), ws)):
-                s[k] += v * wt
+            t_upd, rmax = t_upd + t_fwd + time.perf_counter() - t1, max(rmax, r)
+            for k, v in stats.items(): s[k] += v * (w if k in ('pg', 'kl') else ws)  # pg, kl: over the whole batch
     t0 = time.perf_counter()
     gnorm = _optimiser_step(model, opt, max_grad_norm)
     return dict(loss=s['pg'] + kl_coef * s['kl'], kl=s['kl'], entropy=s['ent'], clipfrac=s['clip'],

@@ -173,6 +173,37 @@ def _call(self: VimRAGAgent, graph, call, pending, seen):
     graph.add_answer(a.get('parent_ids'), str(a.get('answer', '')))
     return [], None, str(a.get('answer', ''))
 
+# %% ../../nbs/42_vimrag.agent.ipynb #vagrun1
+@patch
+def _config(self: VimRAGAgent) -> dict:
+    "The settings a trajectory records, to tell its run apart from others."
+    return dict(max_steps=self.max_steps, top_k=self.top_k, image_max=self.image_max, video_max=self.video_max,
+                fps=self.fps, max_frames=self.max_frames, max_reply_tokens=self.max_reply_tokens)
+
+@patch
+def _ask(self: VimRAGAgent, msgs: list[dict], # the context of this turn
+         step: int, # the turn, for the `delta` events
+         max_chars: int | None, # a streamed reply is cut past this many characters; None: not cut
+        ) -> Iterator[dict]: # `delta` events while the policy streams; returns its reply
+    "The policy's reply to `msgs`, its think/content deltas yielded as they come when it streams and streaming is on."
+    if self.stream and hasattr(self.policy, 'stream'):
+        return (yield from stream_reply(self.policy, msgs, step, max_chars))
+    return self.policy(msgs)
+
+def _read_reply(reply, # what the policy returned
+                step: int, # the turn, for the events
+                max_reply_tokens: int | None, # the turn's token budget (`take_reply`)
+               ) -> tuple[list[dict], list[dict], list[str]]: # (cut / think / content events, tool calls, errors)
+    "A reply made storable (U+FFFD for what UTF-8 cannot carry) and bounded, then split into its parts."
+    reply, why = take_reply(reply, max_reply_tokens)
+    think, content, calls, errors = parse_tool_calls(reply)
+    calls = model_text(calls)  # JSON escapes in the arguments ("\\ud800") decode to what UTF-8 cannot carry
+    events = [{'event': 'cut', 'step': step, 'reason': why}] if why else []
+    if think: events.append({'event': 'think', 'step': step, 'text': think})
+    if content: events.append({'event': 'content', 'step': step, 'text': content})
+    if len(calls) > 1: errors.append(f'{len(calls)} tool calls in one turn: only the first was carried out')
+    return events, calls, errors
+
 # %% ../../nbs/42_vimrag.agent.ipynb #c1ffd412
 @patch
 def run(self: VimRAGAgent,
@@ -189,31 +220,20 @@ def run(self: VimRAGAgent,
     # answered, or out of steps
     ended = lambda: answer is not None or bool(events) and events[-1]['event'] == 'max_steps'
     def trajectory():
-        config = dict(max_steps=self.max_steps, top_k=self.top_k, image_max=self.image_max, video_max=self.video_max,
-                      fps=self.fps, max_frames=self.max_frames, max_reply_tokens=self.max_reply_tokens)
         return dict(question=question, answer=answer, finished=stop is None and ended(),
-                    error=stop, graph=graph.to_list(), events=events, mode='vimrag', config=config)
+                    error=stop, graph=graph.to_list(), events=events, mode='vimrag', config=self._config())
     max_chars = self.max_reply_tokens * CHARS_PER_TOKEN if self.max_reply_tokens else None
     try:
         for step in range(self.max_steps):
             msgs = self.context(graph, pending)
             if feedback: msgs.append({'role': 'user', 'content': [{'type': 'text', 'text': feedback}]})
-            try:
-                if self.stream and hasattr(self.policy, 'stream'):
-                    reply = yield from stream_reply(self.policy, msgs, step, max_chars)
-                else: reply = self.policy(msgs)
+            try: reply = yield from self._ask(msgs, step, max_chars)
             except Exception as e:
                 stop = policy_failed(e)
                 yield emit({'event': 'error', 'step': step, 'error': stop})
                 break
-            # storable (U+FFFD for what UTF-8 cannot carry) and bounded
-            reply, why = take_reply(reply, self.max_reply_tokens)
-            if why: yield emit({'event': 'cut', 'step': step, 'reason': why})
-            think, content, calls, errors = parse_tool_calls(reply)
-            calls = model_text(calls)  # JSON escapes in the arguments ("\\ud800") decode to what UTF-8 cannot carry
-            if think: yield emit({'event': 'think', 'step': step, 'text': think})
-            if content: yield emit({'event': 'content', 'step': step, 'text': content})
-            if len(calls) > 1: errors.append(f'{len(calls)} tool calls in one turn: only the first was carried out')
+            evs, calls, errors = _read_reply(reply, step, self.max_reply_tokens)  # storable, bounded, parsed
+            for ev in evs: yield emit(ev)
             if calls:
                 try:
                     evs, pending, answer = self._call(graph, calls[0], pending, seen)
