@@ -39,6 +39,9 @@ ap.add_argument('--train', choices=['generated', 'natural'], default='generated'
 ap.add_argument('--neighbours', action='store_true', help="the gold page's neighbours first among the negatives")
 ap.add_argument('--max_groups', type=int, help='training groups at most (a seeded draw); default: all')
 ap.add_argument('--results', help='write the numbers here (JSON)')
+ap.add_argument('--save', default='/tmp/cross_encoder_probe.pt', help="the trained weights (adapters and head)")
+ap.add_argument('--load', help='weights saved by an earlier run: no training, the sets scored with them')
+ap.add_argument('--scores', help="each set's questions (JSON): the top 10's gold flags, linear and model scores")
 A = ap.parse_args()
 torch.set_num_threads(A.threads)
 EPOCHS = A.epochs
@@ -128,7 +131,8 @@ def main():
         return out
 
     tr = []
-    if A.train == 'natural':
+    if A.load: pass  # nothing to train
+    elif A.train == 'natural':
         tr = groups(train_ix, load_qa('data/qa_train_natural.json'), 30)
     else:
         for s, ix in idx.items():
@@ -142,11 +146,15 @@ def main():
     print(len(tr), 'training groups', {k: len(v) for k, v in tune.items()}, f'{time.time() - t0:.0f} s', flush=True)
     torch.manual_seed(0)
     m, head, tok = model()
+    if A.load:
+        w = torch.load(A.load)
+        m.load_state_dict({n: v for n, v in w.items() if not n.startswith('head.')}, strict=False)
+        head.load_state_dict({n[5:]: v for n, v in w.items() if n.startswith('head.')})
     params = [p for p in m.parameters() if p.requires_grad] + list(head.parameters())
     print(sum(p.numel() for p in params), 'trainable', flush=True)
     opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.0)
     steps = int(len(tr) * EPOCHS)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: min(1.0, (i + 1) / 20) * max(0.0, 1 - i / steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: min(1.0, (i + 1) / 20) * max(0.0, 1 - i / max(steps, 1)))
     order = []
     while len(order) < steps: order += rng.sample(range(len(tr)), len(tr))
     m.train(); t1 = time.time(); run = 0.0
@@ -167,6 +175,11 @@ def main():
             t2 = time.time()
             for g in gs: g['ce'] = score(m, head, tok, g['q'], [g['win'][p] for p in g['lin']]).numpy()
             print(s, 'scored in', f'{time.time() - t2:.1f} s', flush=True)
+    if A.scores:
+        Path(A.scores).write_text(json.dumps({s: [dict(q=g['q'], gold=[g['pid'][p] in g['gold'] for p in g['lin']],
+                                                       pid=[g['pid'][p] for p in g['lin']], lin=list(g['lin_s']),
+                                                       ce=[float(x) for x in g['ce']]) for g in gs]
+                                              for s, gs in tune.items()}, indent=1) + '\n')
     table = {}
     for top in (10, 5):
         for alpha in (None, 0.0, 0.25, 0.5, 1.0, 2.0, 4.0):
@@ -204,7 +217,7 @@ def main():
                               queries=len(lat)),
             seconds_total=round(time.time() - t0)), indent=1) + '\n')
     trained = {n: p.detach() for n, p in m.named_parameters() if p.requires_grad}
-    torch.save(trained | {'head.' + n: p.detach() for n, p in head.named_parameters()}, '/tmp/cross_encoder_probe.pt')
+    if not A.load: torch.save(trained | {'head.' + n: p.detach() for n, p in head.named_parameters()}, A.save)
 
 
 if __name__ == '__main__': main()
