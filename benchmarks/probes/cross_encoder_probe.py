@@ -39,6 +39,8 @@ ap.add_argument('--train', choices=['generated', 'natural'], default='generated'
 ap.add_argument('--neighbours', action='store_true', help="the gold page's neighbours first among the negatives")
 ap.add_argument('--max_groups', type=int, help='training groups at most (a seeded draw); default: all')
 ap.add_argument('--results', help='write the numbers here (JSON)')
+ap.add_argument('--lr', type=float, default=1e-3, help='peak learning rate (AdamW)')
+ap.add_argument('--clip', type=float, help="the gradient's norm clipped to this (default: not clipped)")
 ap.add_argument('--save', default='/tmp/cross_encoder_probe.pt', help="the trained weights (adapters and head)")
 ap.add_argument('--load', help='weights saved by an earlier run: no training, the sets scored with them')
 ap.add_argument('--scores', help="each set's questions (JSON): the top 10's gold flags, linear and model scores")
@@ -152,7 +154,7 @@ def main():
         head.load_state_dict({n[5:]: v for n, v in w.items() if n.startswith('head.')})
     params = [p for p in m.parameters() if p.requires_grad] + list(head.parameters())
     print(sum(p.numel() for p in params), 'trainable', flush=True)
-    opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.0)
+    opt = torch.optim.AdamW(params, lr=A.lr, weight_decay=0.0)
     steps = int(len(tr) * EPOCHS)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: min(1.0, (i + 1) / 20) * max(0.0, 1 - i / max(steps, 1)))
     order = []
@@ -165,7 +167,9 @@ def main():
         neg = list(dict.fromkeys(neg))[:NNEG]
         s = score(m, head, tok, g['q'], [g['win'][p] for p in pos + neg])
         loss = torch.nn.functional.cross_entropy(s.unsqueeze(0), torch.zeros(1, dtype=torch.long))
-        loss.backward(); opt.step(); sched.step(); opt.zero_grad()
+        loss.backward()
+        if A.clip: torch.nn.utils.clip_grad_norm_(params, A.clip)
+        opt.step(); sched.step(); opt.zero_grad()
         run = 0.98 * run + 0.02 * loss.item()
         if i % 50 == 0: print(i, round(run, 3), f'{time.time() - t1:.0f} s', flush=True)
     m.eval()
