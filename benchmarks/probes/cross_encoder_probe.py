@@ -19,7 +19,8 @@ recall@1 and recall@5 are printed per set. The held-out sets are never opened. I
         --max_groups 900 --results benchmarks/results/cross_encoder_natural.json
 
 `--train natural` trains on the readers' questions instead (data/qa_train_natural.json over data/pdfs_train, the
-first `--max_groups` usable groups in a seeded order) and reads data/qa_val_natural.json (data/pdfs_val, documents of
+first `--max_groups` usable groups in a seeded order; `--train mixed`: those and the generated groups above, one
+seeded order) and reads data/qa_val_natural.json (data/pdfs_val, documents of
 its own) beside the two tuning sets; alpha is chosen on that validation split alone (best recall@1, ties recall@5).
 `--neighbours` puts the gold page's neighbours (the pages before and after it) first among a group's negatives when the
 first stage's top 30 holds them. Each set's top 10 and its top 5 are re-ordered; `--results` writes recall@1/@5 per
@@ -35,7 +36,7 @@ from retrieval_unseen import SETS, CHOOSE_ON, index_for
 ap = argparse.ArgumentParser()
 ap.add_argument('threads', nargs='?', type=int, default=1)
 ap.add_argument('epochs', nargs='?', type=float, default=1)
-ap.add_argument('--train', choices=['generated', 'natural'], default='generated')
+ap.add_argument('--train', choices=['generated', 'natural', 'mixed'], default='generated')
 ap.add_argument('--neighbours', action='store_true', help="the gold page's neighbours first among the negatives")
 ap.add_argument('--max_groups', type=int, help='training groups at most (a seeded draw); default: all')
 ap.add_argument('--results', help='write the numbers here (JSON)')
@@ -106,7 +107,8 @@ def main():
     ranker = get_reranker()
     train = [e for e in load_qa('data/qa_train.json') if e['meta_info'].get('split') == 'train']
     rng = random.Random(0)
-    if A.train == 'natural':  # the readers' questions and their validation split, each over its own documents
+    natural = A.train in ('natural', 'mixed')
+    if natural:  # the readers' questions and their validation split, each over its own documents
         train_ix = index_for(work, 'train_natural', 'data/pdfs_train')
         val_ix = index_for(work, 'val_natural', 'data/pdfs_val')
 
@@ -136,12 +138,13 @@ def main():
     if A.load: pass  # nothing to train
     elif A.train == 'natural':
         tr = groups(train_ix, load_qa('data/qa_train_natural.json'), 30)
-    else:
+    if not A.load and A.train in ('generated', 'mixed'):
+        if A.train == 'mixed': tr = groups(train_ix, load_qa('data/qa_train_natural.json'), 30)
         for s, ix in idx.items():
             docs = {p.doc for p in ix.pages}
             tr += groups(ix, [e for e in train if Path(e['meta_info']['file_name']).stem in docs], 30)
     tune = {s: groups(ix, load_qa(SETS[s][0]), 10) for s, ix in idx.items()}
-    if A.train == 'natural': tune = {'val': groups(val_ix, load_qa('data/qa_val_natural.json'), 10), **tune}
+    if natural: tune = {'val': groups(val_ix, load_qa('data/qa_val_natural.json'), 10), **tune}
     tr = [g for g in tr if any(g['pid'][p] in g['gold'] for p in g['first']) and
           not all(g['pid'][p] in g['gold'] for p in g['first'])]
     if A.max_groups: tr = random.Random(1).sample(tr, min(A.max_groups, len(tr)))
@@ -204,8 +207,8 @@ def main():
         first_set = next(iter(tune))  # val with --train natural: the only set alpha is chosen on
         chosen = {top: max((k for k in table if k.startswith(f'top {top},') and not k.endswith('None')),
                            key=lambda k: table[k][first_set]) for top in (10, 5)}
-        idf, unseen = idf_table(val_ix.bm25 if A.train == 'natural' else idx['tune'].bm25)
-        ix_l = val_ix if A.train == 'natural' else idx['tune']
+        idf, unseen = idf_table(val_ix.bm25 if natural else idx['tune'].bm25)
+        ix_l = val_ix if natural else idx['tune']
         lat = []
         with torch.no_grad():
             for g in tune[first_set]:
