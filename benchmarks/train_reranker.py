@@ -19,6 +19,13 @@ exist; the same weights on every run.
 chooses on their validation split (data/qa_val_natural.json over data/pdfs_val, documents of its own), by the same
 rule over that one set; it reports the tuning sets and the shipped ranker's weights (vrag_nb/retrieval/ranker.json)
 beside it on every set, so that a refit is compared with the default before it replaces it.
+
+    .venv/bin/python benchmarks/train_reranker.py --train natural --windows 0.3 \
+        --results benchmarks/results/reranker_natural_windows.json --out vrag_nb/retrieval/ranker.json
+
+`--windows 0.3` trains over the first stage with the window run (14_retrieval.sparse's `BM25Windows`; weights 0.4
+dense, 0.3 page BM25, 0.3 windows), which `--out` records in the ranker's `fusion`, so that `PageIndex.search` re-ranks
+the first stage it was trained on (the shipped default since issue 66, benchmarks/README).
 """
 import hashlib, argparse, itertools, json, sys, time
 from pathlib import Path
@@ -31,14 +38,15 @@ TRAIN_DEPTH = 30  # first-stage candidates per training question
 GRID = dict(C=(0.1, 1.0), candidates=(10, 20), cloze=(True, False))
 
 
-def candidate_rows(idx, exs, n=TRAIN_DEPTH):
-    "Per question: (features [n, F], is-gold [n], gold pages needed) over the hybrid first stage's top n."
+def candidate_rows(idx, exs, n=TRAIN_DEPTH, **fusion):
+    """Per question: (features [n, F], is-gold [n], gold pages needed) over the hybrid first stage's top n (`fusion`:
+    its weights, as `PageIndex.search` takes them; default the index's)."""
     from vrag_nb.eval.retrieval import gold_pages
     from vrag_nb.retrieval.rerank import FEATURES, Reranker
     # features only: the weights are what this script makes, so the shipped file is not read
     feats = Reranker(dict(features=FEATURES, weights=[0.0] * len(FEATURES), candidates=n)).features(idx)
     qs = [e['query'] for e in exs]
-    hits = idx.search(qs, top_k=n, method='hybrid', rerank=0)
+    hits = idx.search(qs, top_k=n, method='hybrid', rerank=0, **fusion)
     dense, sparse = idx.runs(qs, max(n, idx.meta['fusion']['depth']))
     out = []
     for e, hs, d, b in zip(exs, hits, dense, sparse):
@@ -79,6 +87,8 @@ def main():
     ap.add_argument('--results', help='the grid and its scores, JSON')
     ap.add_argument('--train', choices=['generated', 'natural'], default='generated',
                     help="natural: data/qa_train_natural.json, chosen on data/qa_val_natural.json")
+    ap.add_argument('--windows', type=float, default=0.0,
+                    help="the first stage's window run's weight (0.3: the default's; the dense run's is then 0.4)")
     a = ap.parse_args()
     if a.train == 'natural': return natural(a)
     import torch
@@ -113,9 +123,7 @@ def main():
                 licence='the weights: this project\'s; the features read all-MiniLM-L6-v2 (Apache-2.0)',
                 command='.venv/bin/python benchmarks/train_reranker.py --out vrag_nb/retrieval/ranker.json')
     print(f"chosen: C={best['C']} candidates={best['candidates']} cloze={best['cloze']} in {time.time() - t0:.0f} s")
-    if a.out:  # the weights, and their SHA-256 beside them (`Reranker.load` compares it)
-        Path(a.out).write_text(json.dumps(spec, indent=1) + '\n')
-        Path(a.out).with_suffix('.sha256').write_text(hashlib.sha256(Path(a.out).read_bytes()).hexdigest() + '\n')
+    if a.out: write_ranker(a.out, spec)
     if a.results: Path(a.results).write_text(json.dumps(dict(grid=grid, chosen=spec), indent=1))
 
 
@@ -131,12 +139,14 @@ def natural(a):
     import torch
     torch.set_num_threads(1)
     from vrag_nb.eval.retrieval import load_qa
+    from vrag_nb.retrieval.rerank import FEATURES
     t0, work = time.time(), Path(a.work)
     train_ix = index_for(work, 'train_natural', 'data/pdfs_train')
     sets = {'val': ('data/qa_val_natural.json', 'data/pdfs_val'), **{s: SETS[s] for s in CHOOSE_ON}}
     train = load_qa('data/qa_train_natural.json')
-    rows, gens = candidate_rows(train_ix, train), [e['meta_info'].get('generator', '') for e in train]
-    scored = {s: candidate_rows(index_for(work, s if s != 'val' else 'val_natural', pdfs), load_qa(qa))
+    fusion = dict(dense_weight=0.4, window_weight=a.windows) if a.windows else {}
+    rows, gens = candidate_rows(train_ix, train, **fusion), [e['meta_info'].get('generator', '') for e in train]
+    scored = {s: candidate_rows(index_for(work, s if s != 'val' else 'val_natural', pdfs), load_qa(qa), **fusion)
               for s, (qa, pdfs) in sets.items()}
     w0, n0 = shipped()
     base = {s: metrics(r, None, 0) for s, r in scored.items()}
@@ -157,6 +167,21 @@ def natural(a):
                seconds=round(time.time() - t0), command=' '.join(['.venv/bin/python'] + sys.argv))
     print(f"chosen: C={best['C']} candidates={best['candidates']} cloze={best['cloze']}: {best['sets']}")
     if a.results: Path(a.results).write_text(json.dumps(out, indent=1) + '\n')
+    if a.out: write_ranker(a.out, dict(
+        name='vrag-nb-linear-ranker-2', features=list(FEATURES), weights=best['weights'],
+        candidates=best['candidates'], window=40, embedder='all-MiniLM-L6-v2-int8', fusion=fusion,
+        trained_on=f"data/qa_train_natural.json ({len(rows)} questions), top {TRAIN_DEPTH} of the first stage "
+                   f"{fusion or 'of the index'}",
+        chosen_on='data/qa_val_natural.json (best recall@1; ties recall@5, MRR@10)', setting=dict(C=best['C']),
+        validation_and_tuning_sets=best['sets'], first_stage=base,
+        licence="the weights: this project's; the features read all-MiniLM-L6-v2 (Apache-2.0)",
+        command=' '.join(['.venv/bin/python'] + sys.argv)))
+
+
+def write_ranker(path, spec):
+    "The ranker's JSON and its SHA-256 beside it (`Reranker.load` compares it)."
+    Path(path).write_text(json.dumps(spec, indent=1) + '\n')
+    Path(path).with_suffix('.sha256').write_text(hashlib.sha256(Path(path).read_bytes()).hexdigest() + '\n')
 
 
 if __name__ == '__main__': main()

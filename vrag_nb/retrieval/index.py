@@ -4,7 +4,7 @@
 
 # %% ../../nbs/18_retrieval.index.ipynb #ad828251
 from __future__ import annotations
-import contextlib, json, os, shutil, tempfile
+import contextlib, json, os, shutil, tempfile, threading
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
@@ -14,7 +14,7 @@ from ..core import Page, Hit
 from .corpus import load_pages
 from .embed import Embedder, MiniLMEmbedder, E5Embedder
 from .static import StaticEmbedder
-from .sparse import BM25Pages, rrf_fuse, minmax_fuse
+from .sparse import BM25Pages, BM25Windows, rrf_fuse, minmax_fuse
 from .rerank import RERANK_DEFAULT, get_reranker
 from .ann import KINDS, choose_kind, make_index, to_gpu
 from .store import commit_files, roll_forward, check_files, check_images, check_page_ids
@@ -78,6 +78,8 @@ class PageIndex(IndexDocuments):
         self.hashed = False  # whether `load` compared the files' SHA-256 with meta.json's
         # hybrid candidates the second stage (23_retrieval.rerank) re-orders: None: the default, 0: none
         self.rerank = None
+        # BM25 over the pages' word windows (14_retrieval.sparse), indexed in memory when a search first asks for it
+        self.windows, self.windows_lock = None, threading.Lock()
 
     def __len__(self): return len(self.pages)
 
@@ -215,7 +217,28 @@ def rerank_candidates(self: PageIndex,
     return ranker.candidates if ranker and ranker.spec.get('embedder') == self.meta['embedder'] else 0
 
 
+# %% ../../nbs/18_retrieval.index.ipynb #wr01
+@patch
+def window_run(self: PageIndex,
+               queries: list[str], # the queries
+               depth: int, # pages per query at most
+              ) -> list[list[tuple[int, float]]]: # per query, (page index, its best window's BM25 score) best first
+    """The first stage's third run: BM25 over every page's 120-word windows, a page scored by its best
+    (`BM25Windows`). The windows are indexed in memory on first use (seconds for 10,000 pages): the index files are
+    unchanged, so an index built before this run existed has it too."""
+    with self.windows_lock:
+        if self.windows is None:
+            self.windows = BM25Windows([p.text for p in self.pages], identifiers=self.bm25.identifiers)
+    return self.windows.search(queries, depth)
+
 # %% ../../nbs/18_retrieval.index.ipynb #312e1b9f
+def _fused(cfg: dict, runs: list) -> dict:
+    "page -> fused score of the first stage's runs (dense, page BM25, and the windows' where `window_weight` > 0)."
+    w, ww = cfg['dense_weight'], cfg.get('window_weight', 0.0)
+    weights = [w, 1 - w - ww, ww][:len(runs)]
+    if cfg['kind'] == 'rrf': return rrf_fuse([[p for p, _ in r] for r in runs], weights, cfg['k'])
+    return minmax_fuse([dict(r) for r in runs], weights)
+
 @patch
 def search(self: PageIndex,
            queries: list[str] | str, # one query or a list of them
@@ -223,27 +246,34 @@ def search(self: PageIndex,
            method: str | None = None, # 'dense', 'bm25' or 'hybrid'; default: the index's (meta.json `method`)
            # hybrid: candidates the second stage re-orders (23_retrieval.rerank); 0: none; None: `rerank_candidates()`
            rerank: int | None = None,
-           **fusion, # override meta.json `fusion`: kind ('rrf' | 'minmax'), k, dense_weight, depth
+           # override the fusion: kind ('rrf' | 'minmax'), k, dense_weight, window_weight (the window run's share, page
+           # BM25 gets the rest), depth; default: meta.json's `fusion`, under the ranker's own `fusion` when re-ranking
+           **fusion,
           ) -> list[list[Hit]] | list[Hit]: # per query, hits by descending score (a flat list for one str query)
     """Search pages by dense passages, BM25, or their fusion, the fusion's top candidates re-ranked by default; queries
-    are embedded in one batch. Re-ranked hits carry the ranker's scores (23_retrieval.rerank)."""
+    are embedded in one batch. Re-ranked hits carry the ranker's scores (23_retrieval.rerank). Raises `ValueError` for
+    an unknown method, a top_k below 1, or fusion weights outside [0, 1] (dense_weight + window_weight at most 1)."""
     single = isinstance(queries, str)
     qs, method = ([queries] if single else list(queries)), method or self.meta['method']
     if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if top_k < 1: raise ValueError(f"top_k must be at least 1, got {top_k}")
-    cfg, k = {**self.meta['fusion'], **fusion}, min(top_k, len(self.pages))
-    depth = max(k, cfg['depth']) if method == 'hybrid' else k
     n = self.rerank_candidates(rerank) if method == 'hybrid' else 0
     ranker = get_reranker() if n else None
+    cfg, k = {**self.meta['fusion'], **(ranker.fusion if ranker else {}), **fusion}, min(top_k, len(self.pages))
+    ww = cfg.get('window_weight', 0.0) if method == 'hybrid' else 0.0
+    if not (0 <= ww <= 1 and 0 <= cfg['dense_weight'] <= 1 - ww):
+        raise ValueError(f"fusion weights must lie in [0, 1] with dense_weight + window_weight at most 1, got "
+                         f"dense_weight {cfg['dense_weight']!r}, window_weight {ww!r}")
+    depth = max(k, cfg['depth']) if method == 'hybrid' else k
     dense, sparse = self.runs(qs, depth, method)
+    windows = self.window_run(qs, depth) if ww else None
     res = []
     for qi in range(len(qs)):
         if method == 'dense': ranked = dense[qi]
         elif method == 'bm25': ranked = sparse[qi]
         else:
-            d, b, w = dense[qi], sparse[qi], cfg['dense_weight']
-            fused = (rrf_fuse([[p for p, _ in d], [p for p, _ in b]], [w, 1 - w], cfg['k']) if cfg['kind'] == 'rrf'
-                     else minmax_fuse([dict(d), dict(b)], [w, 1 - w]))
+            d, b = dense[qi], sparse[qi]
+            fused = _fused(cfg, [d, b, windows[qi]] if ww else [d, b])
             ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:max(k, n)]
             if n: ranked = ranker.rerank(self, qs[qi], ranked, dict(d), dict(b), n)[:k]
         res.append([Hit(self.pages[p], sc, r) for r, (p, sc) in enumerate(ranked)])

@@ -142,12 +142,22 @@ def __call__(self: PageFeatures,
 # the committed weights beside this module, their SHA-256 in `ranker.sha256` (benchmarks/train_reranker.py writes both)
 RANKER_FILE = 'ranker.json'
 
+def _check_fusion(f) -> dict:
+    "A ranker's `fusion` (the first stage's weights it was trained on) as it is, or `ValueError` naming what is wrong."
+    number = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x <= 1
+    if not isinstance(f, dict) or set(f) - {'dense_weight', 'window_weight'} or not all(map(number, f.values())):
+        raise ValueError(f"'fusion' must map dense_weight and window_weight to numbers in [0, 1], got {f!r:.80}")
+    if f.get('dense_weight', 0) + f.get('window_weight', 0) > 1:
+        raise ValueError(f"'fusion': dense_weight + window_weight must be at most 1, got {f!r:.80}")
+    return dict(f)
+
 class Reranker:
     "A linear ranker over `PageFeatures`: score = features · weights; it re-orders the first stage's top candidates."
     def __init__(self, spec: dict, # the JSON: 'features' (== FEATURES), 'weights', 'candidates', 'window', ...
                 ):
         """Raises `ValueError` naming the field when the spec is not a ranker of this version's features: finite
-        weights, 1 to 1,000 candidates, a window of 1 to 10,000 words."""
+        weights, 1 to 1,000 candidates, a window of 1 to 10,000 words, a `fusion` of `dense_weight` and
+        `window_weight` in [0, 1] summing to at most 1."""
         if not isinstance(spec, dict): raise ValueError(f'a ranker is a JSON object, got {type(spec).__name__}')
         if tuple(spec.get('features', ())) != FEATURES or len(spec.get('weights', ())) != len(FEATURES):
             raise ValueError(f"a ranker for features {spec.get('features')}, this version computes {FEATURES}: "
@@ -160,6 +170,7 @@ class Reranker:
                 raise ValueError(f'{name!r} must be an integer from {low} to {high:,}, got {v!r:.40}')
         self.spec, self.weights = spec, np.asarray(spec['weights'], np.float32)
         self.candidates, self.window = spec['candidates'], spec.get('window', 40)
+        self.fusion = _check_fusion(spec.get('fusion', {}))  # the first stage it was trained on (`PageIndex.search`)
 
     def __repr__(self): return f"Reranker({len(self.weights)} features, top {self.candidates}, {self.spec.get('name')})"
 

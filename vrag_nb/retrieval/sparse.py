@@ -10,7 +10,7 @@ import numpy as np
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['split_identifiers', 'BM25Pages', 'rrf_fuse', 'minmax_fuse']
+__all__ = ['split_identifiers', 'BM25Pages', 'word_windows', 'BM25Windows', 'rrf_fuse', 'minmax_fuse']
 
 # %% ../../nbs/14_retrieval.sparse.ipynb #sp02
 _CAMEL = re.compile(r'(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])')  # fooBar, HTTPServer -> HTTP Server
@@ -80,6 +80,48 @@ def search(self: BM25Pages, queries: list[str], # query strings
     toks = bm25s.tokenize(qs, stopwords='en', return_ids=False, show_progress=False)
     ids, scores = self.retriever.retrieve(toks, k=k, show_progress=False, n_threads=1)
     return np.asarray(ids), np.asarray(scores, np.float32)
+
+# %% ../../nbs/14_retrieval.sparse.ipynb #sw02
+def word_windows(text: str, # a page's text
+                 words: int = 120, # words a window
+                 stride: int = 60, # words between window starts
+                ) -> list[str]: # the windows in order; the last ends at the last word; an empty text: ['']
+    "Overlapping windows of `words` words every `stride` words, covering every word of `text`."
+    w = text.split()
+    starts = list(range(0, max(len(w) - words, 0) + 1, stride))
+    if starts[-1] + words < len(w): starts.append(len(w) - words)
+    return [' '.join(w[s:s + words]) for s in starts]
+
+# %% ../../nbs/14_retrieval.sparse.ipynb #sw03
+class BM25Windows:
+    """BM25 over every page's word windows (`word_windows`), a page scored by its best window (MaxP: Dai and Callan,
+    SIGIR 2019, section 3)."""
+    def __init__(self, texts: list[str], # one text per page, in index order
+                 words: int = 120, # words a window
+                 stride: int = 60, # words between window starts
+                 identifiers: bool = False, # also index compound identifiers' parts (`split_identifiers`)
+                ):
+        owner, wins = [], []
+        for i, t in enumerate(texts):
+            ws = word_windows(t or '', words, stride)
+            owner += [i] * len(ws); wins += ws
+        self.bm25, self.owner = BM25Pages.build(wins, identifiers), np.asarray(owner, np.int64)
+        self.n, self.words, self.stride = len(texts), words, stride
+
+    def __repr__(self): return f'BM25Windows({self.n} pages, {len(self.owner)} windows of {self.words}/{self.stride})'
+
+    def search(self, queries: list[str], # query strings
+               top_k: int, # pages per query at most
+              ) -> list[list[tuple[int, float]]]: # per query, (page index, its best window's score) best first
+        "The pages of the best windows (4 × top_k windows read), each scored by its best one; only positive scores."
+        ids, scores = self.bm25.search(queries, 4 * top_k)
+        out = []
+        for row, srow in zip(ids, scores):
+            best = {}
+            for j, s in zip(row, srow):
+                if s > 0: best.setdefault(int(self.owner[int(j)]), float(s))  # rows are sorted: the first is the best
+            out.append(list(best.items())[:top_k])
+        return out
 
 # %% ../../nbs/14_retrieval.sparse.ipynb #d470d486
 def rrf_fuse(runs: list[list], # per retriever, item ids best first
