@@ -156,6 +156,9 @@ def main():
     ap.add_argument('--profile_paths', default=','.join(PATHS), help='--profile: the paths timed (`PATHS`)')
     ap.add_argument('--profile_out', default='benchmarks/results/step_profile.json')
     ap.add_argument('--out', default='benchmarks/results/learn_text')
+    ap.add_argument('--ranker', help="the re-ranker every search of the game uses (`use_reranker`); default: the "
+                    "shipped one, and for --questions natural issue 46's (benchmarks/results/ranker_linear_1.json), "
+                    "the one its band, cold start and teacher were measured with")
     ap.add_argument('--work', default=str(Path.home() / '.cache' / 'vrag_nb' / 'rl_runs'),
                     help='indexes and runs (checkpoints)')
     a = ap.parse_args()
@@ -165,6 +168,10 @@ def main():
                          out='benchmarks/results/learn_natural').items():
             if getattr(a, k) == ap.get_default(k): setattr(a, k, v)
         if a.work == ap.get_default('work'): a.work = str(Path.home() / '.cache' / 'vrag_nb' / 'rl_natural')
+        a.ranker = a.ranker or 'benchmarks/results/ranker_linear_1.json'  # the plan's search, fixed (its README)
+    if a.ranker:
+        from vrag_nb.retrieval.rerank import use_reranker
+        use_reranker(a.ranker)
     if a.smoke:
         a.steps, a.eval_every, a.group, a.turn_tokens, a.max_turns, a.kl_pilot_steps = 2, 1, 2, 12, 2, 1
         a.seeds = [0] if a.seeds in (ap.get_default('seeds'), [0, 1, 2]) else a.seeds

@@ -13,7 +13,7 @@ from .sparse import BM25Pages
 
 # %% auto #0
 __all__ = ['WORD', 'FEATURES', 'WORD_CACHE', 'RANKER_FILE', 'RERANK_DEFAULT', 'query_terms', 'idf_table', 'static_words',
-           'PageFeatures', 'Reranker', 'get_reranker', 'reranker_off']
+           'PageFeatures', 'Reranker', 'get_reranker', 'reranker_off', 'use_reranker']
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr05
 WORD = re.compile(r'\w+')  # the words a feature reads: runs of letters, digits and underscores, lowercased
@@ -252,3 +252,14 @@ def get_reranker(strict: bool = True, # raise when the ranker cannot load; False
 def reranker_off() -> str | None:
     "Why the shipped ranker could not load (the message of `get_reranker(strict=False)`'s warning); None if it did."
     return _RANKER.get('why') if 'r' in _RANKER and _RANKER['r'] is None else None
+
+# %% ../../nbs/23_retrieval.rerank.ipynb #rr16b
+def use_reranker(path: str | Path | None = None, # a ranker JSON (`Reranker.load`); None: the shipped one
+                ) -> Reranker:
+    """Make the ranker in `path` the one `get_reranker` returns, so every default search of this process re-ranks with
+    it; raises as `Reranker.load` does, before anything changes."""
+    r = Reranker.load(path) if path is not None else None
+    if r is not None: static_words()
+    _RANKER.clear()
+    if r is not None: _RANKER['r'] = r
+    return get_reranker()
