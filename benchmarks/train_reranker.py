@@ -90,6 +90,7 @@ def main():
     ap.add_argument('--windows', type=float, default=0.0,
                     help="the first stage's window run's weight (0.3: the default's; the dense run's is then 0.4)")
     a = ap.parse_args()
+    if a.windows and a.train != 'natural': ap.error('--windows goes with --train natural only')
     if a.train == 'natural': return natural(a)
     import torch
     torch.set_num_threads(1)
@@ -150,9 +151,9 @@ def natural(a):
               for s, (qa, pdfs) in sets.items()}
     w0, n0 = shipped()
     base = {s: metrics(r, None, 0) for s, r in scored.items()}
-    default = {s: metrics(r, w0, n0) for s, r in scored.items()}
-    print(f'{len(rows)} training questions, features in {time.time() - t0:.0f} s; first stage {base}; default '
-          f'{default}', flush=True)
+    default = {s: metrics(r, w0, n0) for s, r in scored.items()}  # the shipped weights over this run's first stage
+    print(f'{len(rows)} training questions, features in {time.time() - t0:.0f} s; first stage {base}; the shipped '
+          f'weights over it {default}', flush=True)
     grid = []
     for C, n, cloze in itertools.product(*GRID.values()):
         w = fit([r for r, g in zip(rows, gens) if cloze or g != 'cloze'], C)
@@ -163,7 +164,8 @@ def natural(a):
     best = max(grid, key=lambda g: g['key'])
     out = dict(trained_on=f'data/qa_train_natural.json ({len(rows)} questions), top {TRAIN_DEPTH}',
                chosen_on='data/qa_val_natural.json (best recall@1; ties recall@5, MRR@10)', first_stage=base,
-               default_ranker=default, grid=grid, chosen={k: best[k] for k in ('C', 'candidates', 'cloze', 'sets')},
+               shipped_weights_over_this_first_stage=default, grid=grid,
+               chosen={k: best[k] for k in ('C', 'candidates', 'cloze', 'sets')},
                seconds=round(time.time() - t0), command=' '.join(['.venv/bin/python'] + sys.argv))
     print(f"chosen: C={best['C']} candidates={best['candidates']} cloze={best['cloze']}: {best['sets']}")
     if a.results: Path(a.results).write_text(json.dumps(out, indent=1) + '\n')

@@ -219,23 +219,27 @@ def rerank_candidates(self: PageIndex,
 
 # %% ../../nbs/18_retrieval.index.ipynb #wr01
 @patch
+def windows_index(self: PageIndex) -> BM25Windows:
+    """The pages' BM25 over 120-word windows (`BM25Windows`), built in memory on first use under a lock (seconds for
+    10,000 pages): the index files are unchanged, so an index built before the window run existed has it too."""
+    with self.windows_lock:
+        if self.windows is None:
+            self.windows = BM25Windows([p.text for p in self.pages], identifiers=self.bm25.identifiers)
+        return self.windows
+
+@patch
 def window_run(self: PageIndex,
                queries: list[str], # the queries
                depth: int, # pages per query at most
               ) -> list[list[tuple[int, float]]]: # per query, (page index, its best window's BM25 score) best first
-    """The first stage's third run: BM25 over every page's 120-word windows, a page scored by its best
-    (`BM25Windows`). The windows are indexed in memory on first use (seconds for 10,000 pages): the index files are
-    unchanged, so an index built before this run existed has it too."""
-    with self.windows_lock:
-        if self.windows is None:
-            self.windows = BM25Windows([p.text for p in self.pages], identifiers=self.bm25.identifiers)
-    return self.windows.search(queries, depth)
+    "The first stage's third run: BM25 over every page's 120-word windows, a page scored by its best (`windows_index`)."
+    return self.windows_index().search(queries, depth)
 
 # %% ../../nbs/18_retrieval.index.ipynb #312e1b9f
 def _fused(cfg: dict, runs: list) -> dict:
     "page -> fused score of the first stage's runs (dense, page BM25, and the windows' where `window_weight` > 0)."
     w, ww = cfg['dense_weight'], cfg.get('window_weight', 0.0)
-    weights = [w, 1 - w - ww, ww][:len(runs)]
+    weights = [w, max(0.0, 1 - w - ww), ww][:len(runs)]
     if cfg['kind'] == 'rrf': return rrf_fuse([[p for p, _ in r] for r in runs], weights, cfg['k'])
     return minmax_fuse([dict(r) for r in runs], weights)
 
@@ -248,6 +252,7 @@ def search(self: PageIndex,
            rerank: int | None = None,
            # override the fusion: kind ('rrf' | 'minmax'), k, dense_weight, window_weight (the window run's share, page
            # BM25 gets the rest), depth; default: meta.json's `fusion`, under the ranker's own `fusion` when re-ranking
+           # (weights given here replace the ranker's: dense_weight alone means no window run)
            **fusion,
           ) -> list[list[Hit]] | list[Hit]: # per query, hits by descending score (a flat list for one str query)
     """Search pages by dense passages, BM25, or their fusion, the fusion's top candidates re-ranked by default; queries
@@ -259,9 +264,12 @@ def search(self: PageIndex,
     if top_k < 1: raise ValueError(f"top_k must be at least 1, got {top_k}")
     n = self.rerank_candidates(rerank) if method == 'hybrid' else 0
     ranker = get_reranker() if n else None
-    cfg, k = {**self.meta['fusion'], **(ranker.fusion if ranker else {}), **fusion}, min(top_k, len(self.pages))
+    # the first stage the ranker was trained on, for an index of its embedder, unless weights are given here
+    given = {'dense_weight', 'window_weight'} & set(fusion)
+    own = ranker and ranker.spec.get('embedder') == self.meta['embedder'] and not given
+    cfg, k = {**self.meta['fusion'], **(ranker.fusion if own else {}), **fusion}, min(top_k, len(self.pages))
     ww = cfg.get('window_weight', 0.0) if method == 'hybrid' else 0.0
-    if not (0 <= ww <= 1 and 0 <= cfg['dense_weight'] <= 1 - ww):
+    if not (0 <= ww <= 1 and 0 <= cfg['dense_weight'] and cfg['dense_weight'] + ww <= 1 + 1e-9):
         raise ValueError(f"fusion weights must lie in [0, 1] with dense_weight + window_weight at most 1, got "
                          f"dense_weight {cfg['dense_weight']!r}, window_weight {ww!r}")
     depth = max(k, cfg['depth']) if method == 'hybrid' else k

@@ -147,7 +147,7 @@ def _check_fusion(f) -> dict:
     number = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x <= 1
     if not isinstance(f, dict) or set(f) - {'dense_weight', 'window_weight'} or not all(map(number, f.values())):
         raise ValueError(f"'fusion' must map dense_weight and window_weight to numbers in [0, 1], got {f!r:.80}")
-    if f.get('dense_weight', 0) + f.get('window_weight', 0) > 1:
+    if f.get('dense_weight', 0) + f.get('window_weight', 0) > 1 + 1e-9:
         raise ValueError(f"'fusion': dense_weight + window_weight must be at most 1, got {f!r:.80}")
     return dict(f)
 
@@ -200,9 +200,10 @@ class Reranker:
 @patch
 def features(self: Reranker, index, # a `PageIndex`
             ) -> PageFeatures:
-    "The feature reader of an index (a `PageIndex`), made once per BM25 (a changed index gets a new one)."
+    """The feature reader of an index (a `PageIndex`), made once per BM25 and window (a changed index, or a ranker of
+    another window, gets a new one)."""
     cached = getattr(index, '_rerank_features', None)
-    if cached is None or cached[0] is not index.bm25:
+    if cached is None or cached[0] is not index.bm25 or cached[1].window != self.window:
         cached = index._rerank_features = (index.bm25, PageFeatures(index.pages, index.bm25, self.window))
     return cached[1]
 
@@ -258,8 +259,8 @@ def use_reranker(path: str | Path | None = None, # a ranker JSON (`Reranker.load
                 ) -> Reranker:
     """Make the ranker in `path` the one `get_reranker` returns, so every default search of this process re-ranks with
     it; raises as `Reranker.load` does, before anything changes."""
-    r = Reranker.load(path) if path is not None else None
-    if r is not None: static_words()
+    r = Reranker.load(path)  # None: the shipped file, read and checked before the one in use is dropped
+    static_words()
     _RANKER.clear()
-    if r is not None: _RANKER['r'] = r
-    return get_reranker()
+    _RANKER['r'] = r
+    return r

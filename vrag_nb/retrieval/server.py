@@ -217,6 +217,7 @@ class IndexFollower:
             new = PageIndex.load(old.path, embedder=old.embedder if same else None,
                                  unverified=not old.meta.get('files'))
             new.rerank = old.rerank  # the re-ranking asked for (vrag_serve --rerank) holds across reloads
+            if new.meta['method'] == 'hybrid': new.windows_index()  # built here, not by the next request
             if not new.hashed and new.meta.get('files'):  # too large to hash at load: hashed here, before switching
                 if (bad := check_hashes(new.path, new.meta)) is None:
                     self.stamp = None
@@ -325,6 +326,7 @@ def create_app(index: PageIndex, # the index to serve
     index dir (`IndexFollower`), each request answered from one index, the old or the new."""
     app = FastAPI(title='vrag_nb search', version=vrag_nb.__version__,
                   description='VRAG-compatible page search over a vrag_nb index (reference.md §2).')
+    if index.meta['method'] == 'hybrid': index.windows_index()  # built now, not while the first request waits
     app.state.index = index
     app.state.batcher = Batcher(index, max_batch) if fair else Batcher(index, max_batch, 10**12, slice_queries=0)
     app.state.check = HashCheck(index)  # an index too large to hash at load is hashed now, while the server answers

@@ -86,7 +86,10 @@ def word_windows(text: str, # a page's text
                  words: int = 120, # words a window
                  stride: int = 60, # words between window starts
                 ) -> list[str]: # the windows in order; the last ends at the last word; an empty text: ['']
-    "Overlapping windows of `words` words every `stride` words, covering every word of `text`."
+    """Overlapping windows of `words` words every `stride` words, covering every word of `text`; raises `ValueError`
+    unless 1 ≤ stride ≤ words (a longer stride would skip words)."""
+    if not (isinstance(words, int) and isinstance(stride, int) and 1 <= stride <= words):
+        raise ValueError(f'windows need 1 <= stride <= words, got words {words!r}, stride {stride!r}')
     w = text.split()
     starts = list(range(0, max(len(w) - words, 0) + 1, stride))
     if starts[-1] + words < len(w): starts.append(len(w) - words)
