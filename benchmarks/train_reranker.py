@@ -24,8 +24,9 @@ beside it on every set, so that a refit is compared with the default before it r
         --results benchmarks/results/reranker_natural_windows.json --out vrag_nb/retrieval/ranker.json
 
 `--windows 0.3` trains over the first stage with the window run (14_retrieval.sparse's `BM25Windows`; weights 0.4
-dense, 0.3 page BM25, 0.3 windows), which `--out` records in the ranker's `fusion`, so that `PageIndex.search` re-ranks
-the first stage it was trained on (the shipped default since issue 66, benchmarks/README).
+dense, 0.3 page BM25, 0.3 windows), which `--out` records in the ranker's `fusion` with its `kind` (min-max), so that
+`PageIndex.search` re-ranks the first stage it was trained on, whatever fusion an index's meta.json names (the shipped
+default since issue 66, benchmarks/README).
 """
 import hashlib, argparse, itertools, json, sys, time
 from pathlib import Path
@@ -171,7 +172,8 @@ def natural(a):
     if a.results: Path(a.results).write_text(json.dumps(out, indent=1) + '\n')
     if a.out: write_ranker(a.out, dict(
         name='vrag-nb-linear-ranker-2', features=list(FEATURES), weights=best['weights'],
-        candidates=best['candidates'], window=40, embedder='all-MiniLM-L6-v2-int8', fusion=fusion,
+        candidates=best['candidates'], window=40, embedder='all-MiniLM-L6-v2-int8',
+        fusion=dict(fusion, kind=train_ix.meta['fusion']['kind']),  # the first stage it re-orders, as it was fused
         trained_on=f"data/qa_train_natural.json ({len(rows)} questions), top {TRAIN_DEPTH} of the first stage "
                    f"{fusion or 'of the index'}",
         chosen_on='data/qa_val_natural.json (best recall@1; ties recall@5, MRR@10)', setting=dict(C=best['C']),

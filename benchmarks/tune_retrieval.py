@@ -13,10 +13,11 @@ SETS = {'tune': ('data/qa.json', 'data/pdfs'), 'heldout': ('data/qa_rdocs.json',
 KEYS = ('recall@1', 'recall@5', 'mrr@10', 'ndcg@5')
 
 class Fused:
-    "A PageIndex whose hybrid search uses other fusion settings (what `evaluate_retrieval` calls)."
+    """A PageIndex whose hybrid search uses other fusion settings (what `evaluate_retrieval` calls): the first stage
+    alone, as these settings were chosen before any second stage (`rerank=0`)."""
     def __init__(self, index, **fusion): self.index, self.fusion = index, fusion
     def search(self, queries, top_k, method=None):
-        return self.index.search(queries, top_k, method=method, **self.fusion)
+        return self.index.search(queries, top_k, method=method, rerank=0, **self.fusion)
 
 def index_for(work: Path, name: str, pdfs: str, embedder: str):
     from vrag_nb.retrieval.corpus import build_corpus

@@ -143,10 +143,14 @@ def __call__(self: PageFeatures,
 RANKER_FILE = 'ranker.json'
 
 def _check_fusion(f) -> dict:
-    "A ranker's `fusion` (the first stage's weights it was trained on) as it is, or `ValueError` naming what is wrong."
+    """A ranker's `fusion` (the first stage it was trained on: its weights, and `kind`, how the runs were fused) as it
+    is, or `ValueError` naming what is wrong."""
     number = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x <= 1
-    if not isinstance(f, dict) or set(f) - {'dense_weight', 'window_weight'} or not all(map(number, f.values())):
+    weights = {k: v for k, v in f.items() if k != 'kind'} if isinstance(f, dict) else None
+    if weights is None or set(weights) - {'dense_weight', 'window_weight'} or not all(map(number, weights.values())):
         raise ValueError(f"'fusion' must map dense_weight and window_weight to numbers in [0, 1], got {f!r:.80}")
+    if f.get('kind', 'minmax') not in ('minmax', 'rrf'):
+        raise ValueError(f"'fusion': kind must be 'minmax' or 'rrf', got {f['kind']!r:.40}")
     if f.get('dense_weight', 0) + f.get('window_weight', 0) > 1 + 1e-9:
         raise ValueError(f"'fusion': dense_weight + window_weight must be at most 1, got {f!r:.80}")
     return dict(f)

@@ -116,13 +116,18 @@ class BM25Windows:
     def search(self, queries: list[str], # query strings
                top_k: int, # pages per query at most
               ) -> list[list[tuple[int, float]]]: # per query, (page index, its best window's score) best first
-        "The pages of the best windows (4 × top_k windows read), each scored by its best one; only positive scores."
-        ids, scores = self.bm25.search(queries, 4 * top_k)
+        """The pages of the best windows, each scored by its best one; only positive scores. Reads 4 × top_k windows,
+        and four times more for a query whose best windows crowd on fewer than top_k pages."""
+        m = len(self.owner)
+        ids, scores = self.bm25.search(queries, min(4 * top_k, m))
         out = []
-        for row, srow in zip(ids, scores):
-            best = {}
-            for j, s in zip(row, srow):
-                if s > 0: best.setdefault(int(self.owner[int(j)]), float(s))  # rows are sorted: the first is the best
+        for q, row, srow in zip(queries, ids, scores):
+            while True:
+                best = {}
+                for j, s in zip(row, srow):
+                    if s > 0: best.setdefault(int(self.owner[int(j)]), float(s))  # sorted: the first is the best
+                if len(best) >= top_k or len(row) >= m or srow[-1] <= 0: break  # enough, all read, or none left
+                (row,), (srow,) = self.bm25.search([q], min(4 * len(row), m))
             out.append(list(best.items())[:top_k])
         return out
 
