@@ -14,7 +14,7 @@ from ..core import Page, Hit
 from .corpus import load_pages
 from .embed import Embedder, MiniLMEmbedder, E5Embedder
 from .static import StaticEmbedder
-from .sparse import BM25Pages, BM25Windows, rrf_fuse, minmax_fuse
+from .sparse import BM25Pages, BM25Windows, rrf_fuse, minmax_fuse, check_weights
 from .rerank import RERANK_DEFAULT, get_reranker
 from .ann import KINDS, choose_kind, make_index, to_gpu
 from .store import commit_files, roll_forward, check_files, check_images, check_page_ids
@@ -269,9 +269,7 @@ def search(self: PageIndex,
     own = ranker and ranker.spec.get('embedder') == self.meta['embedder'] and not given
     cfg, k = {**self.meta['fusion'], **(ranker.fusion if own else {}), **fusion}, min(top_k, len(self.pages))
     ww = cfg.get('window_weight', 0.0) if method == 'hybrid' else 0.0
-    if not (0 <= ww <= 1 and 0 <= cfg['dense_weight'] and cfg['dense_weight'] + ww <= 1 + 1e-9):
-        raise ValueError(f"fusion weights must lie in [0, 1] with dense_weight + window_weight at most 1, got "
-                         f"dense_weight {cfg['dense_weight']!r}, window_weight {ww!r}")
+    check_weights(cfg['dense_weight'], ww)
     depth = max(k, cfg['depth']) if method == 'hybrid' else k
     dense, sparse = self.runs(qs, depth, method)
     windows = self.window_run(qs, depth) if ww else None

@@ -9,7 +9,7 @@ from importlib.resources import files
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
-from .sparse import BM25Pages
+from .sparse import BM25Pages, check_weights
 
 # %% auto #0
 __all__ = ['WORD', 'FEATURES', 'WORD_CACHE', 'RANKER_FILE', 'RERANK_DEFAULT', 'query_terms', 'idf_table', 'static_words',
@@ -145,14 +145,12 @@ RANKER_FILE = 'ranker.json'
 def _check_fusion(f) -> dict:
     """A ranker's `fusion` (the first stage it was trained on: its weights, and `kind`, how the runs were fused) as it
     is, or `ValueError` naming what is wrong."""
-    number = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x <= 1
-    weights = {k: v for k, v in f.items() if k != 'kind'} if isinstance(f, dict) else None
-    if weights is None or set(weights) - {'dense_weight', 'window_weight'} or not all(map(number, weights.values())):
+    if not isinstance(f, dict) or set(f) - {'dense_weight', 'window_weight', 'kind'}:
         raise ValueError(f"'fusion' must map dense_weight and window_weight to numbers in [0, 1], got {f!r:.80}")
     if f.get('kind', 'minmax') not in ('minmax', 'rrf'):
         raise ValueError(f"'fusion': kind must be 'minmax' or 'rrf', got {f['kind']!r:.40}")
-    if f.get('dense_weight', 0) + f.get('window_weight', 0) > 1 + 1e-9:
-        raise ValueError(f"'fusion': dense_weight + window_weight must be at most 1, got {f!r:.80}")
+    try: check_weights(f.get('dense_weight', 0.0), f.get('window_weight', 0.0))  # 14_retrieval.sparse's rule
+    except ValueError as e: raise ValueError(f"'fusion': {e}") from None
     return dict(f)
 
 class Reranker:

@@ -4,13 +4,13 @@
 
 # %% ../../nbs/14_retrieval.sparse.ipynb #2e2c55e5
 from __future__ import annotations
-import json, re
+import json, math, re
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['split_identifiers', 'BM25Pages', 'word_windows', 'BM25Windows', 'rrf_fuse', 'minmax_fuse']
+__all__ = ['split_identifiers', 'BM25Pages', 'word_windows', 'BM25Windows', 'rrf_fuse', 'minmax_fuse', 'check_weights']
 
 # %% ../../nbs/14_retrieval.sparse.ipynb #sp02
 _CAMEL = re.compile(r'(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])')  # fooBar, HTTPServer -> HTTP Server
@@ -155,3 +155,14 @@ def minmax_fuse(runs: list[dict], # per retriever, {item: score}
         lo, hi = min(run.values()), max(run.values())
         for item, s in run.items(): out[item] = out.get(item, 0.0) + w * ((s - lo) / (hi - lo) if hi > lo else 1.0)
     return out
+
+# %% ../../nbs/14_retrieval.sparse.ipynb #sw11
+def check_weights(dense_weight: float, # the dense run's share
+                  window_weight: float = 0.0, # the window run's share (page BM25 gets 1 - dense - window)
+                 ) -> None:
+    """Raises `ValueError`, naming both, unless each weight is a finite number in [0, 1] and their sum is at most 1
+    (1e-9 of float slack)."""
+    number = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x <= 1
+    if not (number(dense_weight) and number(window_weight)) or dense_weight + window_weight > 1 + 1e-9:
+        raise ValueError(f"fusion weights must lie in [0, 1] with dense_weight + window_weight at most 1, got "
+                         f"dense_weight {dense_weight!r}, window_weight {window_weight!r}")
