@@ -15,6 +15,11 @@ and, beside the cause, where the gold page ranked (2-3, 4-10, below 10: what a s
 still fix), and whether the question's evidence string is also on the page ranked first (then the question, not the
 ranker, may be at fault: the page ranked first holds what it asks for). Nothing here chooses a setting: the held-out
 sets are read to report what remains, as issue 66 asks.
+
+Beside the misses, the flips against another ranker (--against, default issue 46's, `results/ranker_linear_1.json`,
+over the first stage it was trained on): the questions whose first page is gold under one and not the other, each
+labelled by what the loser put first (`neighbour`, `same document`, `other document`). `train` (the natural training
+questions, which the shipped ranker was fit on) is read too, and labelled as such.
 """
 import argparse, json, re, sys, time
 from pathlib import Path
@@ -22,7 +27,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/
 from retrieval_unseen import SETS, index_for  # noqa: E402
 
-ALL = {'val': ('data/qa_val_natural.json', 'data/pdfs_val'), **SETS}
+ALL = {'val': ('data/qa_val_natural.json', 'data/pdfs_val'), **SETS,
+       'train': ('data/qa_train_natural.json', 'data/pdfs_train')}  # the shipped ranker's own training questions
+INDEX = {'val': 'val_natural', 'train': 'train_natural'}  # index names where they differ from the set's
 
 
 def squash(text: str) -> str:
@@ -61,19 +68,47 @@ def read_set(idx, exs, k=10) -> dict:
                 evidence_on_first=sum(m['evidence_on_first'] for m in misses), records=misses)
 
 
+def flips(idx, exs, against: str) -> dict:
+    """The questions whose first page is gold under the default and not under the ranker in `against` (`fixed`), and the
+    reverse (`broken`), each with what the loser put first; counts by that page's cause."""
+    from vrag_nb.eval.retrieval import gold_pages
+    from vrag_nb.retrieval.rerank import use_reranker
+    qs = [e['query'] for e in exs]
+    try:
+        other = use_reranker(against)
+        before = idx.search(qs, top_k=1, method='hybrid', rerank=other.candidates)
+    finally: shipped = use_reranker(None)  # the shipped one again, whatever happened
+    after = idx.search(qs, top_k=1, method='hybrid', rerank=shipped.candidates)  # these indexes' default is off
+    out = {'fixed': [], 'broken': []}
+    for e, b, a in zip(exs, before, after):
+        golds, b1, a1 = gold_pages(e), b[0].page, a[0].page
+        if (a1.pid in golds) == (b1.pid in golds): continue
+        kind, loser = ('fixed', b1) if a1.pid in golds else ('broken', a1)
+        out[kind].append(dict(uid=e.get('uid'), query=e['query'], gold=sorted(golds), before=b1.pid, after=a1.pid,
+                              cause=cause(loser, golds)))
+    causes = ('neighbour', 'same document', 'other document')
+    count = lambda recs: {c: sum(r['cause'] == c for r in recs) for c in causes}
+    return dict(fixed=count(out['fixed']), broken=count(out['broken']), records=out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--work', default='runs/retrieval_unseen', help='indexes, built once (as retrieval_unseen)')
     ap.add_argument('--sets', default=','.join(ALL), help='comma-separated: ' + ', '.join(ALL))
+    ap.add_argument('--against', default='benchmarks/results/ranker_linear_1.json',
+                    help="the ranker whose first pages the default's are compared with (flips)")
     ap.add_argument('--results', help='the misses by set, JSON')
     a = ap.parse_args()
     from vrag_nb.eval.retrieval import load_qa
-    t0, out = time.time(), {}
+    t0, out, flipped = time.time(), {}, {}
     for s in a.sets.split(','):
         qa, pdfs = ALL[s]
-        out[s] = read_set(index_for(Path(a.work), 'val_natural' if s == 'val' else s, pdfs), load_qa(qa))
-        print(s, {k: v for k, v in out[s].items() if k != 'records'}, flush=True)
+        idx, exs = index_for(Path(a.work), INDEX.get(s, s), pdfs), load_qa(qa)
+        out[s], flipped[s] = read_set(idx, exs), flips(idx, exs, a.against)
+        print(s, {k: v for k, v in out[s].items() if k != 'records'},
+              {k: v for k, v in flipped[s].items() if k != 'records'}, flush=True)
     res = dict(search='the default: hybrid top 10 re-ordered by the shipped ranker', sets=out,
+               flips=dict(against=a.against, sets=flipped),
                seconds=round(time.time() - t0), command=' '.join(['.venv/bin/python'] + sys.argv))
     if a.results: Path(a.results).write_text(json.dumps(res, indent=1) + '\n')
 
