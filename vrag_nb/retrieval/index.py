@@ -264,10 +264,12 @@ def search(self: PageIndex,
     if top_k < 1: raise ValueError(f"top_k must be at least 1, got {top_k}")
     n = self.rerank_candidates(rerank) if method == 'hybrid' else 0
     ranker = get_reranker() if n else None
-    # the first stage the ranker was trained on, for an index of its embedder, unless weights are given here
+    # the first stage the ranker was trained on, for an index of its embedder: its weights unless weights are given
+    # here, and how its runs were fused (`kind`) unless that is given
     given = {'dense_weight', 'window_weight'} & set(fusion)
-    own = ranker and ranker.spec.get('embedder') == self.meta['embedder'] and not given
-    cfg, k = {**self.meta['fusion'], **(ranker.fusion if own else {}), **fusion}, min(top_k, len(self.pages))
+    mine = ranker and ranker.spec.get('embedder') == self.meta['embedder']
+    own = {k: v for k, v in ranker.fusion.items() if k == 'kind' or not given} if mine else {}
+    cfg, k = {**self.meta['fusion'], **own, **fusion}, min(top_k, len(self.pages))
     ww = cfg.get('window_weight', 0.0) if method == 'hybrid' else 0.0
     check_weights(cfg['dense_weight'], ww)
     depth = max(k, cfg['depth']) if method == 'hybrid' else k

@@ -146,7 +146,8 @@ def _check_fusion(f) -> dict:
     """A ranker's `fusion` (the first stage it was trained on: its weights, and `kind`, how the runs were fused) as it
     is, or `ValueError` naming what is wrong."""
     if not isinstance(f, dict) or set(f) - {'dense_weight', 'window_weight', 'kind'}:
-        raise ValueError(f"'fusion' must map dense_weight and window_weight to numbers in [0, 1], got {f!r:.80}")
+        raise ValueError(f"'fusion' must map dense_weight and window_weight to numbers in [0, 1] (and may name its "
+                         f"kind), got {f!r:.80}")
     if f.get('kind', 'minmax') not in ('minmax', 'rrf'):
         raise ValueError(f"'fusion': kind must be 'minmax' or 'rrf', got {f['kind']!r:.40}")
     try: check_weights(f.get('dense_weight', 0.0), f.get('window_weight', 0.0))  # 14_retrieval.sparse's rule
@@ -159,7 +160,7 @@ class Reranker:
                 ):
         """Raises `ValueError` naming the field when the spec is not a ranker of this version's features: finite
         weights, 1 to 1,000 candidates, a window of 1 to 10,000 words, a `fusion` of `dense_weight` and
-        `window_weight` in [0, 1] summing to at most 1."""
+        `window_weight` in [0, 1] summing to at most 1, and a `kind` of 'minmax' or 'rrf'."""
         if not isinstance(spec, dict): raise ValueError(f'a ranker is a JSON object, got {type(spec).__name__}')
         if tuple(spec.get('features', ())) != FEATURES or len(spec.get('weights', ())) != len(FEATURES):
             raise ValueError(f"a ranker for features {spec.get('features')}, this version computes {FEATURES}: "

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/14_retrieval.sparse.ipynb #2e2c55e5
 from __future__ import annotations
-import json, math, re
+import json, math, numbers, re
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
@@ -116,9 +116,10 @@ class BM25Windows:
     def search(self, queries: list[str], # query strings
                top_k: int, # pages per query at most
               ) -> list[list[tuple[int, float]]]: # per query, (page index, its best window's score) best first
-        """The pages of the best windows, each scored by its best one; only positive scores. Reads 4 × top_k windows,
-        and four times more for a query whose best windows crowd on fewer than top_k pages."""
-        m = len(self.owner)
+        """The pages of the best windows, each scored by its best one; only positive scores. Reads 4 × top_k windows;
+        for a query whose best windows crowd on fewer than top_k pages, four times as many again until it has top_k
+        pages, has read every window, or reaches windows that score 0."""
+        m, top_k = len(self.owner), min(top_k, self.n)
         ids, scores = self.bm25.search(queries, min(4 * top_k, m))
         out = []
         for q, row, srow in zip(queries, ids, scores):
@@ -160,9 +161,9 @@ def minmax_fuse(runs: list[dict], # per retriever, {item: score}
 def check_weights(dense_weight: float, # the dense run's share
                   window_weight: float = 0.0, # the window run's share (page BM25 gets 1 - dense - window)
                  ) -> None:
-    """Raises `ValueError`, naming both, unless each weight is a finite number in [0, 1] and their sum is at most 1
-    (1e-9 of float slack)."""
-    number = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x <= 1
+    """Raises `ValueError`, naming both, unless each weight is a finite real number (numpy's too) in [0, 1] and their sum
+    is at most 1 (1e-9 of float slack)."""
+    number = lambda x: isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x <= 1
     if not (number(dense_weight) and number(window_weight)) or dense_weight + window_weight > 1 + 1e-9:
         raise ValueError(f"fusion weights must lie in [0, 1] with dense_weight + window_weight at most 1, got "
                          f"dense_weight {dense_weight!r}, window_weight {window_weight!r}")
