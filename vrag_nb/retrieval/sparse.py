@@ -161,8 +161,8 @@ def minmax_fuse(runs: list[dict], # per retriever, {item: score}
 def check_weights(dense_weight: float, # the dense run's share
                   window_weight: float = 0.0, # the window run's share (page BM25 gets 1 - dense - window)
                  ) -> None:
-    """Raises `ValueError`, naming both, unless each weight is a finite real number (numpy's too) in [0, 1] and their sum
-    is at most 1 (1e-9 of float slack)."""
+    """Raises `ValueError`, naming both, unless each weight is a finite real number (numpy's too) in [0, 1] and their
+    sum is at most 1 (1e-9 of float slack)."""
     number = lambda x: isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x <= 1
     if not (number(dense_weight) and number(window_weight)) or dense_weight + window_weight > 1 + 1e-9:
         raise ValueError(f"fusion weights must lie in [0, 1] with dense_weight + window_weight at most 1, got "
