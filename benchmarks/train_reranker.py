@@ -70,11 +70,14 @@ def fit(rows, C):
 
 
 def metrics(rows, w, n):
-    "recall@1, recall@5, MRR@10 with the top n re-ordered by w (w None: the first stage's order)."
+    """recall@1, recall@5, MRR@10 with the top n re-ordered by w: weights (scores X @ w), or a function of the top n's
+    features giving their scores (w None: the first stage's order)."""
     r1 = r5 = mrr = 0.0
     for X, y, need in rows:
         order = np.arange(len(y))
-        if w is not None: order = np.r_[np.argsort(-(X[:n] @ w), kind='stable'), np.arange(n, len(y))]
+        if w is not None:
+            s = w(X[:n]) if callable(w) else X[:n] @ w
+            order = np.r_[np.argsort(-s, kind='stable'), np.arange(n, len(y))]
         ys = y[order]
         r1 += min(ys[:1].sum(), need) / need; r5 += min(ys[:5].sum(), need) / need
         hit = np.flatnonzero(ys[:10]); mrr += 1 / (hit[0] + 1) if len(hit) else 0.0
@@ -136,20 +139,26 @@ def shipped():
     return np.array(spec['weights']), spec['candidates']
 
 
+def natural_rows(work: Path, **fusion):
+    """The readers' questions as candidate rows (`candidate_rows` over the first stage `fusion`): (the training index,
+    the training questions, their rows, {'val' and each tuning set: its rows})."""
+    from vrag_nb.eval.retrieval import load_qa
+    train_ix, train = index_for(work, 'train_natural', 'data/pdfs_train'), load_qa('data/qa_train_natural.json')
+    sets = {'val': ('data/qa_val_natural.json', 'data/pdfs_val'), **{s: SETS[s] for s in CHOOSE_ON}}
+    scored = {s: candidate_rows(index_for(work, s if s != 'val' else 'val_natural', pdfs), load_qa(qa), **fusion)
+              for s, (qa, pdfs) in sets.items()}
+    return train_ix, train, candidate_rows(train_ix, train, **fusion), scored
+
+
 def natural(a):
     "Train on the readers' questions, choose on their validation split; the default ranker and first stage beside."
     import torch
     torch.set_num_threads(1)
-    from vrag_nb.eval.retrieval import load_qa
     from vrag_nb.retrieval.rerank import FEATURES
-    t0, work = time.time(), Path(a.work)
-    train_ix = index_for(work, 'train_natural', 'data/pdfs_train')
-    sets = {'val': ('data/qa_val_natural.json', 'data/pdfs_val'), **{s: SETS[s] for s in CHOOSE_ON}}
-    train = load_qa('data/qa_train_natural.json')
+    t0 = time.time()
     fusion = dict(dense_weight=0.4, window_weight=a.windows) if a.windows else {}
-    rows, gens = candidate_rows(train_ix, train, **fusion), [e['meta_info'].get('generator', '') for e in train]
-    scored = {s: candidate_rows(index_for(work, s if s != 'val' else 'val_natural', pdfs), load_qa(qa), **fusion)
-              for s, (qa, pdfs) in sets.items()}
+    train_ix, train, rows, scored = natural_rows(Path(a.work), **fusion)
+    gens = [e['meta_info'].get('generator', '') for e in train]
     w0, n0 = shipped()
     base = {s: metrics(r, None, 0) for s, r in scored.items()}
     default = {s: metrics(r, w0, n0) for s, r in scored.items()}  # the shipped weights over this run's first stage

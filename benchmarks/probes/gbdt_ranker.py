@@ -19,21 +19,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/
-from retrieval_unseen import SETS, CHOOSE_ON, index_for  # noqa: E402
-from train_reranker import candidate_rows, metrics, shipped  # noqa: E402
+from retrieval_unseen import CHOOSE_ON  # noqa: E402
+from train_reranker import metrics, natural_rows, shipped  # noqa: E402
 
 GRID = dict(max_depth=(3, 6), learning_rate=(0.05, 0.1), max_iter=(100, 300), candidates=(10,))
-
-
-def scored_metrics(rows, model, n):
-    "recall@1, recall@5, MRR@10 with each question's top n re-ordered by the model's probability of gold."
-    r1 = r5 = mrr = 0.0
-    for X, y, need in rows:
-        s = model.predict_proba(X[:n])[:, 1]
-        ys = y[np.r_[np.argsort(-s, kind='stable'), np.arange(n, len(y))]]
-        r1 += min(ys[:1].sum(), need) / need; r5 += min(ys[:5].sum(), need) / need
-        hit = np.flatnonzero(ys[:10]); mrr += 1 / (hit[0] + 1) if len(hit) else 0.0
-    return {k: round(float(v) / len(rows), 3) for k, v in zip(('recall@1', 'recall@5', 'mrr@10'), (r1, r5, mrr))}
 
 
 def main():
@@ -44,14 +33,8 @@ def main():
     import torch
     torch.set_num_threads(1)
     from sklearn.ensemble import HistGradientBoostingClassifier
-    from vrag_nb.eval.retrieval import load_qa
-    t0, work = time.time(), Path(a.work)
-    fusion = dict(dense_weight=0.4, window_weight=0.3)
-    rows = candidate_rows(index_for(work, 'train_natural', 'data/pdfs_train'), load_qa('data/qa_train_natural.json'),
-                          **fusion)
-    sets = {'val': ('data/qa_val_natural.json', 'data/pdfs_val'), **{s: SETS[s] for s in CHOOSE_ON}}
-    scored = {s: candidate_rows(index_for(work, s if s != 'val' else 'val_natural', pdfs), load_qa(qa), **fusion)
-              for s, (qa, pdfs) in sets.items()}
+    t0, fusion = time.time(), dict(dense_weight=0.4, window_weight=0.3)
+    _, _, rows, scored = natural_rows(Path(a.work), **fusion)
     w0, n0 = shipped()
     linear = {s: metrics(r, w0, n0) for s, r in scored.items()}
     print(f'features in {time.time() - t0:.0f} s; the shipped linear ranker: {linear}', flush=True)
@@ -60,7 +43,7 @@ def main():
     for depth, lr, iters, n in itertools.product(*GRID.values()):
         m = HistGradientBoostingClassifier(max_depth=depth, learning_rate=lr, max_iter=iters, random_state=0)
         m.fit(X, Y)
-        res = {s: scored_metrics(r, m, n) for s, r in scored.items()}
+        res = {s: metrics(r, lambda X: m.predict_proba(X)[:, 1], n) for s, r in scored.items()}  # P(gold)
         grid.append(dict(max_depth=depth, learning_rate=lr, max_iter=iters, candidates=n, sets=res,
                          key=[res['val'][k] for k in ('recall@1', 'recall@5', 'mrr@10')]))
         print(f'depth={depth} lr={lr} rounds={iters} top {n}: {res}', flush=True)
