@@ -432,6 +432,9 @@ def report_natural(a, out: Path, log):
                           if (v := getattr(a, k)) is not None)
                 + f' --out {out}')
     (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
+    if not any(len(cv) > 1 for cv in curves.values()):  # no run read yet: no picture of empty axes
+        (out/'curves.png').unlink(missing_ok=True)
+        return log('summary', json.dumps(dict(runs={k: v['status'] for k, v in runs.items()})))
     from matplotlib.figure import Figure
     fig = Figure(figsize=(12, 3.4)); axs = fig.subplots(1, 3)
     colors, marks = {'grpo': 'tab:blue', 'ggpo': 'tab:orange'}, ['o', 's', '^', 'D', 'v']
