@@ -17,9 +17,10 @@ ranker, may be at fault: the page ranked first holds what it asks for). Nothing 
 sets are read to report what remains, as issue 66 asks.
 
 Beside the misses, the flips against another ranker (--against, default issue 46's, `results/ranker_linear_1.json`,
-over the first stage it was trained on): the questions whose first page is gold under one and not the other, each
-labelled by what the loser put first (`neighbour`, `same document`, `other document`). `train` (the natural training
-questions, which the shipped ranker was fit on) is read too, and labelled as such.
+over the first stage it was trained on; `--against first`: no ranker, the first stage the shipped one re-orders): the
+questions whose first page is gold under one and not the other, each labelled by what the loser put first
+(`neighbour`, `same document`, `other document`). `train` (the natural training questions, which the shipped ranker
+was fit on) is read too, and labelled as such.
 """
 import argparse, json, re, sys, time
 from pathlib import Path
@@ -74,10 +75,14 @@ def flips(idx, exs, against: str) -> dict:
     from vrag_nb.eval.retrieval import gold_pages
     from vrag_nb.retrieval.rerank import use_reranker
     qs = [e['query'] for e in exs]
-    try:
-        other = use_reranker(against)
-        before = idx.search(qs, top_k=1, method='hybrid', rerank=other.candidates)
-    finally: shipped = use_reranker(None)  # the shipped one again, whatever happened
+    if against == 'first':  # the first stage alone: the one the shipped ranker re-orders, not re-ordered
+        shipped = use_reranker(None)
+        before = idx.search(qs, top_k=1, method='hybrid', rerank=0, **shipped.fusion)
+    else:
+        try:
+            other = use_reranker(against)
+            before = idx.search(qs, top_k=1, method='hybrid', rerank=other.candidates)
+        finally: shipped = use_reranker(None)  # the shipped one again, whatever happened
     after = idx.search(qs, top_k=1, method='hybrid', rerank=shipped.candidates)  # these indexes' default is off
     out = {'fixed': [], 'broken': []}
     for e, b, a in zip(exs, before, after):
@@ -96,7 +101,8 @@ def main():
     ap.add_argument('--work', default='runs/retrieval_unseen', help='indexes, built once (as retrieval_unseen)')
     ap.add_argument('--sets', default=','.join(ALL), help='comma-separated: ' + ', '.join(ALL))
     ap.add_argument('--against', default='benchmarks/results/ranker_linear_1.json',
-                    help="the ranker whose first pages the default's are compared with (flips)")
+                    help="the ranker whose first pages the default's are compared with (flips); 'first': the "
+                         "first stage the shipped ranker re-orders, alone")
     ap.add_argument('--results', help='the misses by set, JSON')
     a = ap.parse_args()
     from vrag_nb.eval.retrieval import load_qa
