@@ -454,7 +454,8 @@ def report_natural(a, out: Path, log):
     axs[2].set_title(f'held-out: right of {n_held}, at the cold start and the last step', fontsize=9)
     from matplotlib.ticker import MaxNLocator
     for ax in axs:  # the whole run on every panel, counts as whole numbers
-        ax.set_xlim(-0.03 * a.steps, 1.03 * a.steps); ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlim(-0.03 * a.steps, 1.03 * a.steps); ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel('RL step (0: cold start)'); ax.legend(fontsize=7)
     fig.tight_layout(); fig.savefig(out/'curves.png', dpi=80)
     log('summary', json.dumps(dict(ci90=ci90, runs={k: v['status'] for k, v in runs.items()})))

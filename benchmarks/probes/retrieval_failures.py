@@ -70,8 +70,9 @@ def read_set(idx, exs, k=10) -> dict:
 
 
 def flips(idx, exs, against: str) -> dict:
-    """The questions whose first page is gold under the default and not under the ranker in `against` (`fixed`), and the
-    reverse (`broken`), each with what the loser put first; counts by that page's cause."""
+    """The questions whose first page is gold under the default and not under the ranker in `against` (or, for
+    'first', the first stage alone) (`fixed`), and the reverse (`broken`), each with what the loser put first; counts by
+    that page's cause."""
     from vrag_nb.eval.retrieval import gold_pages
     from vrag_nb.retrieval.rerank import use_reranker
     qs = [e['query'] for e in exs]

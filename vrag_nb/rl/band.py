@@ -68,14 +68,17 @@ def band_for_step(out: Path, # the run's folder: band.jsonl
           emit, # records a metrics record
          ) -> dict: # {'step': whose weights measured it, 'band': [uid], 'rates': {uid: pass rate}}
     """The band record for `step`: `last` while fewer than `band_every` steps have used it; else the newest one
-    `band.jsonl` holds from at most the step before (a resumed run); else measured now and appended there."""
+    `band.jsonl` holds from at most the step before (a resumed run); else measured now, playing no more rollouts at once
+    than a step does (`c.prompts` × `c.group`, so no more memory), and appended there."""
     if last is not None and step - 1 - last['step'] < c.band_every: return last
     path = out/'band.jsonl'
     kept = [r for r in (read_jsonl(path) if path.exists() else []) if r['step'] <= step - 1]
     if kept and step - 1 - kept[-1]['step'] < c.band_every: return kept[-1]
     t0, rng, seeds = time.perf_counter(), random.Random(f'{c.seed}:band:{step - 1}'), iter(range(10**6))
     pool = rng.sample(examples, min(c.band_pool or len(examples), len(examples)))
-    band, rates = learnable_band(pool, lambda exs: play(exs, c.band_samples, 7_000_003 * (step + 1) + next(seeds)))
+    at_once = max(1, c.prompts * c.group // c.band_samples)  # questions a call plays
+    band, rates = learnable_band(pool, lambda exs: play(exs, c.band_samples, 7_000_003 * (step + 1) + next(seeds)),
+                                 chunk=at_once)
     rec = dict(step=step - 1, samples=c.band_samples, band=[e['uid'] for e in band], rates=rates)
     with open(path, 'a') as f: f.write(json.dumps(rec) + '\n')
     emit({'phase': 'band', 'step': step - 1, 'measured': len(pool), 'band': len(band),
