@@ -25,9 +25,12 @@ data/qa_unseen.json over data/pdfs_unseen) and on the 64 training probes (data/q
 judge is the offline stand-in, `ANLSJudge(contains=True)` (an answer holding the reference counts). The untrained
 SmolLM2 is evaluated the same way once (--before 1).
 
-A run spans sessions: each evaluation is appended to --out/evals_<run>.jsonl as soon as it is made (every set's means
-and each question's r_ans), each run's checkpoint is kept in --work after every step (`train_policy` resumes from it),
-and a run started again with the same settings goes on from where it stopped. --runs picks runs by name (e.g.
+A run can stop and go on: each evaluation is appended to --out/evals_<run>.jsonl as soon as it is made (every set's
+means and each question's r_ans), each run's checkpoint is kept in --work after every step (`train_policy` resumes from
+it), and a run started again with the same settings goes on from where it stopped. The checkpoints live only in --work:
+a run whose --out records evaluations but whose checkpoint is gone is skipped with the reason (`cannot_go_on`), never
+started again under its name, and `--lost NAME --why TEXT` records it as lost (--out/lost.json; summary.json lists it
+so). --runs picks runs by name (e.g.
 `grpo_seed1`) so that two processes can take one core each. --report (and the end of every run) writes --out:
 summary.json (per seed, algo and stage the held-out sets' and the probes' means; `ci90`, a paired bootstrap 90 %
 interval of the held-out r_ans gain after RL over the cold start, questions resampled; `profile`, before and after,
@@ -148,6 +151,10 @@ def main():
     ap.add_argument('--probes', type=int, default=64, help='natural: training probes (seed 0) from the first band')
     ap.add_argument('--before', type=int, default=1, help='1: also evaluate the untrained SmolLM2 (once)')
     ap.add_argument('--report', action='store_true', help='train nothing: write the summary of what is recorded')
+    ap.add_argument('--lost', help="record these runs (comma-separated) as lost, their checkpoints gone: kept in "
+                    "--out/lost.json with --why and the last step recorded, listed so in summary.json, never trained "
+                    "again under that name (a new run on their records would splice two runs into one)")
+    ap.add_argument('--why', help='with --lost: what happened to the checkpoints (one line)')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
     ap.add_argument('--profile', action='store_true',
                     help='time GRPO steps part by part, before and after (nothing trained is kept)')
@@ -180,7 +187,7 @@ def main():
             a.out = '/tmp/learn_text_smoke'  # never over the committed results
         if a.work == ap.get_default('work'): a.work = '/tmp/learn_text_smoke_work'
     if a.cold_start == 'base': a.cold_start = str(smollm2_dir())
-    if not a.report and not a.profile and not (Path(a.cold_start)/'config.json').exists():
+    if not (a.report or a.profile or a.lost) and not (Path(a.cold_start)/'config.json').exists():
         raise SystemExit(f'--cold_start {a.cold_start}: no saved policy there; make one with benchmarks/cold_start.py '
                          '(its --work/policy; benchmarks/README.md, "A cold start at scale"), or pass base')
     out, work, t0 = Path(a.out), Path(a.work), time.time()
@@ -193,6 +200,7 @@ def main():
         a.prompts, a.obs_chars, a.response_length, a.kl_coef = 2, 600, 768, 0.0
         return profile(a, idx, load_qa('data/qa.json'), judge, log)
 
+    if a.lost: return mark_lost(out, a.lost.split(','), a.why, log)
     if a.report: return (report_natural if natural else report)(a, out, log)  # what --out records: no model
 
     train_idx = index_for(work, 'train_natural', ['data/pdfs_train']) if natural else index_for(
@@ -263,6 +271,8 @@ def main():
         "Train a run to each step of `upto_list` in turn, evaluating `sets` there; skips what is recorded."
         done = {r['step'] for r in recorded(name)}
         rdir = work/name
+        if why := cannot_go_on(out, rdir, name, done):
+            return log(name, 'skipped:', why)
         if natural and not (rdir/'band.jsonl').exists():  # every run starts from the band measured on the cold start
             rdir.mkdir(parents=True, exist_ok=True)
             (rdir/'band.jsonl').write_text(json.dumps(band0) + '\n')
@@ -381,7 +391,7 @@ def report_natural(a, out: Path, log):
     cold = cold[0]
     right = lambda r, keys: sum(round(r['sets'][k]['r_ans'] * r['sets'][k]['n']) for k in keys if k in r['sets'])
     held_q = lambda r: {u: v for k in HELD for u, v in r['per_question'][k].items()}
-    runs, by_seed, gains, curves = {}, {}, {}, {}
+    runs, by_seed, gains, curves, lost = {}, {}, {}, {}, read_lost(out)
     for seed in a.seeds:
         for algo in a.algos.split(','):
             name = f'{algo}_seed{seed}'
@@ -393,9 +403,10 @@ def report_natural(a, out: Path, log):
             done = m[-1]['step'] if m else 0
             slope = (round(float(np.polyfit([r['step'] for r in m], [r['reward_mean'] for r in m], 1)[0]) * 100, 4)
                      if len(m) > 1 else None)
+            status = ('finished' if final else f"lost at step {done} ({lost[name]['date']}): {lost[name]['why']}"
+                      if name in lost else f'unfinished, at step {done}' if m else 'not started')
             runs[name] = dict(algo=algo, seed=seed, steps_done=done, evaluated_at=[r['step'] for r in rows],
-                              status='finished' if final else f'unfinished, at step {done}' if m else 'not started',
-                              reward_slope_per_100_steps=slope)
+                              status=status, reward_slope_per_100_steps=slope)
             curves[name] = [cold] + rows
             if not final: continue
             c, f = held_q(cold), held_q(final)
@@ -422,7 +433,7 @@ def report_natural(a, out: Path, log):
     res = dict(
         model='SmolLM2-135M-Instruct', judge='anls>=0.5 or contains the reference (offline stand-in, not an LLM judge)',
         plan=str(out/'README.md'),
-        settings={k: v for k, v in vars(a).items() if k not in ('out', 'work', 'report', 'runs')},
+        settings={k: v for k, v in vars(a).items() if k not in ('out', 'work', 'report', 'runs', 'lost', 'why')},
         band=dict(measured=len(rates), inside=sum(0 < v < 1 for v in rates.values()),
                   always_right=sum(v == 1 for v in rates.values()), never_right=sum(v == 0 for v in rates.values())),
         probes=cold['sets']['train']['n'], kl_choice=kl, runs=runs, by_seed=by_seed, ci90=ci90, goals=goals,
@@ -443,7 +454,8 @@ def report_natural(a, out: Path, log):
         r = runs[name]
         kw = dict(color=colors.get(r['algo']), marker=marks[a.seeds.index(r['seed']) % len(marks)],
                   label=f"{r['algo'].upper()} seed {r['seed']}"
-                        + ('' if r['status'] == 'finished' else ' (unfinished)'))
+                        + ('' if r['status'] == 'finished' else f" (lost at step {r['steps_done']})"
+                           if name in lost else ' (unfinished)'))
         axs[0].plot([x['step'] for x in cv], [right(x, ['val']) for x in cv], **kw)
         axs[1].plot([x['step'] for x in cv], [right(x, ['train']) for x in cv], **kw)
         ends = [x for x in cv if all(k in x['sets'] for k in HELD)]
@@ -480,6 +492,38 @@ def natural_goals(cold: dict, by_seed: dict, ci90: dict, seeds: int, right, held
             'every_run_probes_above_cold_start': all(r['probes_right']['after'] > r['probes_right']['cold_start']
                                                      for r in done)} if full else {}))
     return res
+
+
+def read_lost(out: Path) -> dict:
+    "The runs recorded as lost (`--lost`): name -> dict(step, date, why); empty when none is."
+    return json.loads((out/'lost.json').read_text()) if (out/'lost.json').exists() else {}
+
+
+def cannot_go_on(out: Path, rdir: Path, name: str, done: set) -> str | None:
+    """Why run `name` must not train on (None when it may): it is recorded as lost, or it has evaluations recorded
+    after its start (`done`, steps) but no checkpoint in `rdir`, so training would start again from the cold start and
+    append a second run's evaluations and metrics to the first one's records."""
+    if name in (lost := read_lost(out)):
+        return f"recorded as lost at step {lost[name]['step']} ({out/'lost.json'}): {lost[name]['why']}"
+    if any(s > 0 for s in done) and not (rdir/'checkpoint.pt').exists():
+        return (f'evaluations recorded up to step {max(done)} in {out}, but no checkpoint in {rdir}: point --work at '
+                f'the folder that holds it, or record the run as lost (--lost {name} --why ...)')
+    return None
+
+
+def mark_lost(out: Path, names: list, why: str | None, log) -> dict:
+    """Record `names` as lost in `out`/lost.json (each with the last step its metrics record, today's date and `why`).
+    Raises `SystemExit` without `why` or on a name with nothing recorded in `out`."""
+    if not why: raise SystemExit('--lost needs --why: what happened to the checkpoints')
+    lost = read_lost(out)
+    for name in names:
+        m = out/f'metrics_{name}.jsonl'
+        if not m.exists(): raise SystemExit(f'--lost {name}: nothing recorded in {out} (no {m.name})')
+        steps = [r['step'] for r in read_jsonl(m) if r.get('phase') == 'grpo']
+        lost[name] = dict(step=max(steps, default=0), date=time.strftime('%Y-%m-%d'), why=why)
+    (out/'lost.json').write_text(json.dumps(lost, indent=1) + '\n')
+    log('lost', json.dumps(lost))
+    return lost
 
 
 def fresher(src: Path, dst: Path):
@@ -521,7 +565,7 @@ def report(a, out: Path, log):
     kl = json.loads((out/'kl_choice.json').read_text()) if (out/'kl_choice.json').exists() else None
     res = dict(
         model='SmolLM2-135M-Instruct', judge='anls>=0.5 or contains the reference (offline stand-in, not an LLM judge)',
-        settings={k: v for k, v in vars(a).items() if k not in ('out', 'work', 'report', 'runs')},
+        settings={k: v for k, v in vars(a).items() if k not in ('out', 'work', 'report', 'runs', 'lost', 'why')},
         kl_choice=kl, by_seed=by_seed, ci90=ci90,
         heldout_r_ans={f'{algo}_seed{s}': [dict(step=r['step'], r_ans=pooled(r, HELD),
                                                 train=r['sets']['train']['r_ans']) for r in c]
