@@ -121,9 +121,16 @@ def main():
     ap.add_argument('--init', help="start from this saved policy (an earlier run's --work/policy), not SmolLM2")
     ap.add_argument('--init_summary', help="with --init: that run's summary.json, whose SFT curve this one continues")
     ap.add_argument('--fresh', action='store_true', help='ignore the supervised state and plays kept in --work')
+    ap.add_argument('--ranker', help="the re-ranker every search re-ranks with (`use_reranker`); default: the shipped "
+                    "one, and for --questions natural issue 46's (benchmarks/results/ranker_linear_1.json), the search "
+                    "the committed natural cold start, its band and the RL runs from it were played with")
     ap.add_argument('--out', default='benchmarks/results/cold_start')
     ap.add_argument('--work', default='/tmp/vrag_cold_start')
     a = ap.parse_args()
+    if a.questions == 'natural': a.ranker = a.ranker or 'benchmarks/results/ranker_linear_1.json'
+    if a.ranker:
+        from vrag_nb.retrieval.rerank import use_reranker
+        use_reranker(a.ranker)
     if a.smoke: a.limit, a.max_steps, a.eval_every, a.batch, a.turn_tokens = 12, 4, 2, 2, 24
     out, work, t0 = Path(a.out), Path(a.work), time.time()
     out.mkdir(parents=True, exist_ok=True); work.mkdir(parents=True, exist_ok=True)
