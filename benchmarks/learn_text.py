@@ -271,8 +271,8 @@ def main():
         "Train a run to each step of `upto_list` in turn, evaluating `sets` there; skips what is recorded."
         done = {r['step'] for r in recorded(name)}
         rdir = work/name
-        if why := cannot_go_on(out, rdir, name, done):
-            return log(name, 'skipped:', why)
+        if any(u not in done for u in upto_list) and (why := cannot_go_on(out, rdir, name, done)):
+            return log(name, 'skipped:', why)  # a finished pilot or run needs no checkpoint
         if natural and not (rdir/'band.jsonl').exists():  # every run starts from the band measured on the cold start
             rdir.mkdir(parents=True, exist_ok=True)
             (rdir/'band.jsonl').write_text(json.dumps(band0) + '\n')
