@@ -31,16 +31,22 @@ A real checkpoint (--model) plays the real game. The carried path prefills each 
 whole group (`TurnCache(share_prefix=True)`, `shared_prefix_tokens` counts what that saved); --no_share_prefix
 prefills it for every rollout, as before. --split adds each step's seconds by part to its record (`split`), the device
 synchronised around each part: the vision tower in the rollout and in the update, the prefill, M-RoPE positions,
-decoding, the CUDA graph's recording, the adapters' merge, encoding the episodes' turns.
+decoding (static or dynamic), encoding the episodes' turns.
+
+This script is a caller of the library: it builds a `TrainConfig` and calls `train_policy`, and observes through the
+trainer's callbacks (`rl.callbacks`), never by replacing library functions. What it adds: the random-weight
+architectures (benchmarks/arch.py), the scripted actions (a callback's `after_replies`), the per-part timings with the
+device synchronised, the vision tower's seconds (forward hooks on the model), and the side-by-side table.
 """
-import argparse, copy, functools, json, math, statistics, sys, tempfile, time
+import argparse, json, math, statistics, sys, tempfile, time
 from pathlib import Path
 import torch
 from vrag_nb.rl.toy_train import toy_corpus
 from vrag_nb.core import MIN_PIXELS, MAX_PIXELS
 from vrag_nb.rl.grpo import resolve_device
 from vrag_nb.rl.codec import ChatCodec
-from vrag_nb.rl.trainer import train_policy
+from vrag_nb.rl.callbacks import Callback
+from vrag_nb.rl.trainer import TrainConfig, train_policy
 from vrag_nb.rl.update import load_policy
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/arch.py, however this is run
 from arch import ARCH, build_arch  # benchmarks/arch.py: the released sizes, random weights
@@ -110,135 +116,77 @@ SCRIPT = [
     '<answer>acmsmall</answer>',
 ]
 
-def scripted(generate):
-    """`generate_replies` that generates as usual (timed in full), then hands the episode a scripted valid action
-    instead."""
-    def run(model, codec, rows, *args, **kw):
-        outs, vocab = generate(model, codec, rows, *args, **kw), model.config.get_text_config().vocab_size
-        GENERATED[0] += sum(len(t) for t, _ in outs)
-        reply = lambda r: codec.text(SCRIPT[min(len(r.images), len(SCRIPT) - 1)]) + [codec.im_end]
-        return [(reply(r), [-math.log(vocab)] * len(reply(r))) for r, _ in zip(rows, outs)]
-    return run
-
-DECODING = [0.0]  # seconds inside `generate_replies` (decoding, prefill and vision included)
-
-def timed(generate):
-    "`generate_replies`, its seconds added to DECODING."
-    def run(*args, **kw):
-        t0 = time.perf_counter()
-        try: return generate(*args, **kw)
-        finally: DECODING[0] += time.perf_counter() - t0
-    return run
-
-import vrag_nb.rl.rollout as rollout, vrag_nb.rl.trainer as trainer
-if a.no_share_prefix:  # `play_group`'s cache without prefix sharing
-    import vrag_nb.rl.turn_cache as turn_cache
-    rollout.TurnCache = functools.partial(turn_cache.TurnCache, share_prefix=False)
-rollout.generate_replies = timed(rollout.generate_replies)
-SEQUENCE = [0]  # tokens of the step's rollouts (prompt, replies, observations, image pads): what the update reads
-def counted(play):
-    def run(*args, **kw):
-        rows = play(*args, **kw); SEQUENCE[0] += sum(len(r.ids) for r in rows); return rows
-    return run
-trainer.play_group = counted(trainer.play_group)
-
-SPLIT, IN_GENERATE = {}, [False]  # --split: seconds by part since the last step's record; inside `generate_replies`
 def sync():
     if dev.type == 'cuda': torch.cuda.synchronize()
 
-def split_timed(name, fn, rollout_only=False):
-    "`fn`, its seconds (the device synchronised before and after) added to SPLIT[name]."
-    def run(*args, **kw):
-        if rollout_only and not IN_GENERATE[0]: return fn(*args, **kw)
-        sync(); t0 = time.perf_counter()
-        try: return fn(*args, **kw)
-        finally:
-            sync(); SPLIT[name] = SPLIT.get(name, 0.0) + time.perf_counter() - t0
-    return run
 
-def split_vision(model):
-    "The vision tower hooked: its forward's seconds (`rollout_vision` in `generate_replies`, else `update_vision`)"
-    tower = next(m for n, m in model.named_modules() if n.split('.')[-1] == 'visual')
-    t0 = [0.0]
-    def pre(*_): sync(); t0[0] = time.perf_counter()
-    def post(*_):
-        sync(); k = 'rollout_vision' if IN_GENERATE[0] else 'update_vision'
-        SPLIT[k] = SPLIT.get(k, 0.0) + time.perf_counter() - t0[0]
-    tower.register_forward_pre_hook(pre); tower.register_forward_hook(post)
+class Watch(Callback):
+    """What this benchmark observes, through the trainer's callbacks (`rl.callbacks`): seconds inside `generate`
+    (decoding, prefill and vision), with --split each part's seconds, the device synchronised around it, and with random
+    weights the tokens generated before a scripted valid action is played in their place."""
+    def __init__(self, model, vocab):
+        self.vocab, self.decoding, self.split, self.starts, self.in_generate = vocab, 0.0, {}, {}, False
+        if a.split: self._hook_vision(model)
 
-if a.split:
-    import contextlib, vrag_nb.rl.turn_cache as turn_cache, vrag_nb.rl.static_decode as sd
-    def flagged(fn):
-        def run(*args, **kw):
-            IN_GENERATE[0] = True
-            try: return fn(*args, **kw)
-            finally: IN_GENERATE[0] = False
-        return run
-    rollout.generate_replies = flagged(split_timed('generate', rollout.generate_replies))
-    turn_cache.TurnCache._prefill = split_timed('prefill', turn_cache.TurnCache._prefill)
-    # patched where `TurnCache` looks them up: the names of the turn_cache module (`sample_tokens` below too)
-    turn_cache.token_positions = split_timed('positions', turn_cache.token_positions, rollout_only=True)
-    sd.static_decode = split_timed('static_decode', sd.static_decode)
-    sd._graphed = split_timed('graph_record', sd._graphed)
-    sd.fixed_from = split_timed('fixed_from', sd.fixed_from)
-    turn_cache.sample_tokens = split_timed('dynamic_decode', turn_cache.sample_tokens)
-    rollout._sync = split_timed('encode_turns', rollout._sync)
-    merged = rollout.merged_adapter
-    @contextlib.contextmanager
-    def merged_timed(model):
-        sync(); t0 = time.perf_counter()
-        with merged(model) as m:
-            sync(); SPLIT['merge'] = SPLIT.get('merge', 0.0) + time.perf_counter() - t0
-            yield m
-            sync(); t1 = time.perf_counter()
-        sync(); SPLIT['merge'] = SPLIT.get('merge', 0.0) + time.perf_counter() - t1
-    rollout.merged_adapter = merged_timed
-if not a.model:  # random weights: time the generation, play valid actions
-    rollout.generate_replies = scripted(rollout.generate_replies)
+    def _hook_vision(self, model):
+        "The vision tower's forward timed: `rollout_vision` inside `generate`, else `update_vision`."
+        tower = next(m for n, m in model.named_modules() if n.split('.')[-1] == 'visual')
+        t0 = [0.0]
+        def pre(*_): sync(); t0[0] = time.perf_counter()
+        def post(*_):
+            sync(); k = 'rollout_vision' if self.in_generate else 'update_vision'
+            self.split[k] = self.split.get(k, 0.0) + time.perf_counter() - t0[0]
+        tower.register_forward_pre_hook(pre); tower.register_forward_hook(post)
+
+    def before_part(self, name):
+        if name == 'generate': self.in_generate = True
+        if a.split and name in SPLIT_PARTS: sync(); self.starts[name] = time.perf_counter()
+
+    def after_part(self, name, seconds):
+        if name == 'generate': self.decoding, self.in_generate = self.decoding + seconds, False
+        if a.split and name in SPLIT_PARTS:
+            sync(); self.split[name] = self.split.get(name, 0.0) + time.perf_counter() - self.starts.pop(name)
+
+    def after_replies(self, rows, replies):
+        "Random weights: the turn generated in full (timed, counted), then a scripted valid action played instead."
+        if a.model: return None
+        GENERATED[0] += sum(len(t) for t, _ in replies)
+        reply = lambda r: codec_of[0].text(SCRIPT[min(len(r.images), len(SCRIPT) - 1)]) + [codec_of[0].im_end]
+        return [(reply(r), [-math.log(self.vocab)] * len(reply(r))) for r in rows]
+
+    def after_record(self, r):
+        "Each step's record gets the seconds and counts observed since the last one, printed to stderr."
+        if r['phase'] == 'grpo':
+            r['seconds_decoding'], self.decoding = round(self.decoding, 3), 0.0
+            if a.split: r['split'] = {k: round(v, 3) for k, v in sorted(self.split.items())}
+            if not a.model:  # with scripted actions, the tokens generated are counted here, not in the rollouts
+                r['generated_tokens'], GENERATED[0] = GENERATED[0], 0
+                r['tokens_per_second'] = round(r['generated_tokens'] / max(r['seconds_rollout'], 1e-9), 1)
+        self.split.clear()
+        print(json.dumps(r), file=sys.stderr, flush=True)
+
+
+# the parts --split times (`rl.callbacks.span` names in the library): generate holds prefill, positions and decoding
+SPLIT_PARTS = ('generate', 'prefill', 'positions', 'static_decode', 'dynamic_decode', 'encode_turns')
+codec_of = [None]  # the run's codec, for the scripted replies: the tokenizer's, built as the trainer builds it
 
 runs = {}
 for mode, path in [(m, p) for m in a.modes.split(',') for p in a.paths.split(',')]:
-    trainer.ChatCodec = functools.partial(ChatCodec, image_cache=0) if path == 'static_split' else ChatCodec
     model, tok, ip = make()
-    if a.split: split_vision(model)
     if dev.type == 'cuda': torch.cuda.empty_cache(); torch.cuda.reset_peak_memory_stats()
-    lora = {'r': a.lora_r, 'lora_alpha': 2 * a.lora_r} if mode == 'lora' else None
-    def log(r):  # with scripted actions, the tokens generated are counted in the wrapper, not in the rollouts
-        if r['phase'] == 'grpo':
-            r['seconds_decoding'], DECODING[0] = round(DECODING[0], 3), 0.0
-            r['sequence_tokens'], SEQUENCE[0] = SEQUENCE[0], 0
-            if a.split: r['split'] = {k: round(v, 3) for k, v in sorted(SPLIT.items())}
-        SPLIT.clear()
-        if not a.model and r['phase'] == 'grpo':
-            r['generated_tokens'], GENERATED[0] = GENERATED[0], 0
-            r['tokens_per_second'] = round(r['generated_tokens'] / max(r['seconds_rollout'], 1e-9), 1)
-        print(json.dumps(r), file=sys.stderr, flush=True)
-    GENERATED[0], DECODING[0], SEQUENCE[0] = 0, 0.0, 0
-    h = train_policy(
-        tempfile.mkdtemp(),
-        idx,
-        examples,
-        model,
-        tok,
-        ip,
-        steps=a.steps,
-        prompts=a.prompts,
-        group=a.group,
-        lr=1e-6,
-        micro_batch=a.micro_batch,
+    c = TrainConfig(
+        steps=a.steps, prompts=a.prompts, group=a.group, lr=1e-6, micro_batch=a.micro_batch,
         micro_tokens=a.micro_tokens,
-        lora=lora,
-        gradient_checkpointing=not a.tiny and not a.no_checkpointing,
-        max_turns=a.max_turns,
-        turn_tokens=a.turn_tokens,
-        response_length=a.response_length,
-        ckpt_every=a.steps,
+        lora_r=a.lora_r if mode == 'lora' else 0,
+        gradient_checkpointing=not a.tiny and not a.no_checkpointing, max_turns=a.max_turns, turn_tokens=a.turn_tokens,
+        response_length=a.response_length, ckpt_every=a.steps,
         carry_cache=path in ('carried', 'static', 'static_split'),
-        static_decode=path in ('static', 'static_split'),
-        packed_vision=path != 'static_split',
-        log=log,
-        **pix,
-    )
+        static_decode=path in ('static', 'static_split'), packed_vision=path != 'static_split',
+        image_cache=0 if path == 'static_split' else TrainConfig.image_cache, share_prefix=not a.no_share_prefix, **pix)
+    codec_of[0] = ChatCodec(tok, ip)
+    GENERATED[0] = 0
+    watch = Watch(model, model.config.get_text_config().vocab_size)
+    h = train_policy(tempfile.mkdtemp(), idx, examples, model, tok, ip, c, log=None, callbacks=[watch])
     g = [r for r in h if r['phase'] == 'grpo']
     timed = g[1:] or g  # the first step pays for warm-up
     med = lambda k: round(statistics.median(r[k] for r in timed), 3)

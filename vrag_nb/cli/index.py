@@ -175,14 +175,15 @@ EXTRA_PACKAGES = {
 }
 
 def needs_extra(module: str, # the module that defines the script, e.g. 'vrag_nb.rl.toy'
-                name: str, # the script's function there (a `call_parse` function)
+                name: str, # the script's function there (a `call_parse` function, or one that parses `sys.argv` itself)
                ): # the entry point: runs the script
     """A console script whose module needs an extra: run it, or, when a package of an extra is missing, exit with one
     line naming the extra."""
     def script():
         try:
             f = getattr(importlib.import_module(module), name)
-            # the script's own options, read as `call_parse` reads them
+            if not hasattr(f, '__wrapped__'): return f()  # a script that reads its own command line
+            # a `call_parse` script's options, read as `call_parse` reads them
             args = anno_parser(f.__wrapped__, prog=name).parse_args().__dict__
             return f(**{k: v for k, v in args.items() if k not in ('pdb', 'xtra')})
         except ModuleNotFoundError as e:
@@ -195,5 +196,5 @@ def needs_extra(module: str, # the module that defines the script, e.g. 'vrag_nb
     script.__name__ = script.__qualname__ = name
     return script
 
-vrag_train = needs_extra('vrag_nb.rl.toy_train', 'vrag_train')
+vrag_train = needs_extra('vrag_nb.cli.train', 'vrag_train')
 vrag_serve_llm = needs_extra('vrag_nb.agent.llm_server', 'vrag_serve_llm')

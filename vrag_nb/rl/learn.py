@@ -5,12 +5,10 @@
 # %% ../../nbs/69_rl.learn.ipynb #28cb0997
 from __future__ import annotations
 import copy, os, re, shutil
+from dataclasses import replace
 from pathlib import Path
 import numpy as np
-from ..core import MIN_PIXELS, MAX_PIXELS
-from ..agent.loop import VRAGAgent
-from .rollout import TokenRollout, play_group
-from .codec import ChatCodec, template_system
+from .rollout import RolloutConfig, TokenRollout, game, play_group
 
 # %% auto #0
 __all__ = ['policy_summary', 'evaluate_policy', 'concise', 'best_of', 'save_policy', 'plot_policy_metrics']
@@ -35,28 +33,18 @@ def evaluate_policy(
                     model, tokenizer, image_processor,
                     index, # a `PageIndex`: the corpus the questions are about
                     examples: list[dict], # unified-format QA examples over it
-                    max_turns: int = 4, turn_tokens: int = 256, response_length: int = 2048, # as in training (tokens)
-                    obs_chars: int = 1000, # text LMs: characters per view (`view_text`)
-                    min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS, # view pixel budget (reference.md §3)
-                    allow_crop: bool = True, # the `<bbox>` action
-                    # the answer judge (None: `rewards.ANLSJudge()`) and reward preset
-                    judge=None, preset: str = 'vrag_rl',
-                    batch: int = 16, # questions played together (one batched `generate` per turn)
-                    # as in training: the system turn ('template': the tokenizer's own) and the prompt preset
-                    system: str | None = 'You are a helpful assistant.', prompt: str = 'vrag_nb',
+                    config: RolloutConfig | None = None, # the game's settings, as in training; decoding is greedy
+                    judge=None, # the answer judge; None: `rewards.ANLSJudge()`
+                    batch: int = 16, # questions played together (one batched decoding per turn)
+                    **settings, # `RolloutConfig` fields over `config` (e.g. max_turns=3); `TypeError` on any other
                    # (`policy_summary` of the rollouts, the rollouts in question order)
                    ) -> tuple[dict, list[TokenRollout]]:
     "Play every question once, greedily, on `index`, and score it (reference.md §5, §6: validation is greedy)."
-    system = template_system(tokenizer) if system == 'template' else system
-    codec = ChatCodec(tokenizer, image_processor, system=system, pages={(p.doc, p.page): p for p in index.pages},
-                      obs_chars=obs_chars)
-    agent = VRAGAgent(index, None, max_steps=max_turns, min_pixels=min_pixels, max_pixels=max_pixels,
-                      allow_crop=allow_crop, preset=prompt)
+    c = replace(config or RolloutConfig(), **{**settings, 'temperature': 0.0, 'top_p': 1.0})
+    codec, agent = game(index, tokenizer, image_processor, c)
     rows = []
     for i in range(0, len(examples), batch):
-        rows += play_group(
-            model, codec, agent, examples[i : i + batch], 1, turn_tokens, response_length, 0.0, 1.0, judge, preset
-        )
+        rows += play_group(model, codec, agent, examples[i : i + batch], 1, c, judge)
     return policy_summary(rows), rows
 
 # %% ../../nbs/69_rl.learn.ipynb #con02

@@ -5,16 +5,19 @@
 # %% ../../nbs/66_rl.rollout.ipynb #fe2effc7
 from __future__ import annotations
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import torch
 from fastcore.basics import patch
+from ..core import MIN_PIXELS, MAX_PIXELS
 from ..agent.loop import VRAGAgent
-from .codec import ChatCodec
+from .codec import ChatCodec, template_system
 from .sampling import ChosenLogprobs, batch_images, merged_adapter, needs_mm_types, suppress
 from .turn_cache import TurnCache
+from .callbacks import notify, span
 
 # %% auto #0
-__all__ = ['TokenRollout', 'compute_context', 'generate_replies', 'play_group', 'collate', 'sequence_logprobs', 'token_logprobs']
+__all__ = ['TokenRollout', 'compute_context', 'generate_replies', 'RolloutConfig', 'game', 'play_group', 'collate',
+           'sequence_logprobs', 'token_logprobs']
 
 # %% ../../nbs/66_rl.rollout.ipynb #7857a5a4
 @dataclass
@@ -133,7 +136,8 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
     training = model.training
     model.eval()
     try:
-        with compute_context(model), merged_adapter(model):  # LoRA decodes merged; the update trains it unmerged
+        # LoRA decodes merged; the update trains it unmerged
+        with span('generate'), compute_context(model), merged_adapter(model):
             if turns is None: new, lps = _generate(model, codec, rows, max_new_tokens, temperature, top_p, counts)
             else: new, lps = turns.replies(rows, max_new_tokens, temperature, top_p, counts)
     finally: model.train(training)
@@ -145,6 +149,10 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
 def _sync(codec, ep, r, synced):
     """Encode what the episode added since message `synced` (the model's replies are already in), open the assistant
     turn; returns the new count."""
+    with span('encode_turns'): return _encode_new(codec, ep, r, synced)
+
+def _encode_new(codec, ep, r, synced):
+    "`_sync`'s work."
     msgs = ep.next_messages()
     for m in msgs[synced:]:
         if m['role'] == 'assistant': continue
@@ -188,15 +196,24 @@ def _prune_all(runs: list[dict], codec: ChatCodec, agent, page_text: dict | None
         x['r'].pruned = prune_mask(turns, sign, answer_path(graph), valuable_retrievals(retrieved, gold_pages(x['ex'])))
 
 # %% ../../nbs/66_rl.rollout.ipynb #pgrp00
-def _turn_cache(model, codec: ChatCodec, carry: bool, carry_cache: bool, keep_trunk, draw: str, static_decode):
+def _turn_cache(model, codec: ChatCodec, carry: bool, c: RolloutConfig, keep_trunk):
     """`play_group`'s carried cache (None when `carry` is off: a `generate` a turn, or a scripted policy); raises
     `ValueError` on settings that need the cache carried without it."""
     if keep_trunk and not carry: raise ValueError('keep_trunk needs the cache carried (carry_cache=True, no policy)')
-    if draw != 'multinomial' and not carry_cache: raise ValueError(f'draw={draw!r} needs the cache carried')
-    if static_decode and not carry_cache: raise ValueError('static_decode needs the cache carried')
+    if c.draw != 'multinomial' and not c.carry_cache: raise ValueError(f'draw={c.draw!r} needs the cache carried')
+    if c.static_decode and not c.carry_cache: raise ValueError('static_decode needs the cache carried')
     pad = codec.image_pad if codec.is_vlm else None
-    return (TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids, keep_layer=keep_trunk, draw=draw,
-                      static=static_decode) if carry else None)
+    return (TurnCache(model, pad, codec.stop_ids, codec.pad_id, codec.banned_ids, keep_layer=keep_trunk, draw=c.draw,
+                      static=c.static_decode, share_prefix=c.share_prefix) if carry else None)
+
+def _replies(model, codec: ChatCodec, ask: list[dict], c: RolloutConfig, policy, counts, turns) -> list[tuple]:
+    """This turn's reply of each episode asked: decoded by the model (or played by `policy`), then offered to the
+    running callbacks' `after_replies` (`59_rl.callbacks`), the first one returned played instead."""
+    rows = [x['r'] for x in ask]
+    if policy is None:
+        outs = generate_replies(model, codec, rows, c.turn_tokens, c.temperature, c.top_p, counts, turns)
+    else: outs = [(t, [0.0] * len(t)) for t in (codec.text(policy(x['ep'].messages)) + [codec.im_end] for x in ask)]
+    return next((o for o in notify('after_replies', rows, outs) if o is not None), outs)
 
 def _start_all(codec: ChatCodec, agent, examples: list[dict], group: int, temperature: float) -> list[dict]:
     "`group` fresh episodes of each example, in order: each with its rollout (the system turn in) and its progress."
@@ -208,18 +225,60 @@ def _start_all(codec: ChatCodec, agent, examples: list[dict], group: int, temper
             runs.append(dict(ex=e, ep=agent.start(e['query']), r=r, synced=0, turn=0))
     return runs
 
+# %% ../../nbs/66_rl.rollout.ipynb #rolcfg1
+@dataclass
+class RolloutConfig:
+    "How rollouts are played: the prompt, turns, token budgets, the views' pixels, sampling and decoding, the reward."
+    prompt: str = 'vrag_nb' # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag_rl': the reference's)
+    system: str | None = 'You are a helpful assistant.' # system turn (Qwen2.5-VL's); 'template': the tokenizer's own
+    max_turns: int = 4 # turns per rollout (VRAG-RL: 4)
+    turn_tokens: int = 256 # tokens per reply
+    response_length: int = 2048 # replies and text observations per rollout, tokens (image pads not counted)
+    min_pixels: int = MIN_PIXELS # view pixel budget (reference.md §3)
+    max_pixels: int = MAX_PIXELS # view pixel budget (reference.md §3)
+    allow_crop: bool = True # the `<bbox>` action
+    temperature: float = 1.0 # rollout sampling (VRAG-RL: 1.0; 0: greedy, as validation); log-probs are taken at it
+    top_p: float = 1.0 # rollout sampling
+    carry_cache: bool = True # each rollout's KV cache kept from turn to turn (`turn_cache.TurnCache`); False: none
+    share_prefix: bool = True # with the cache carried, a question's first prompt prefilled once for its whole group
+    # how a rollout's token is drawn: 'multinomial' (`generate`'s draws) or 'inverse_cdf' (the same distribution, far
+    # less time on the CPU; `sampling.inverse_cdf`)
+    draw: str = 'multinomial'
+    # carried-cache turns decode over fixed-size buffers, a CUDA graph a step on a GPU (`75_rl.static_decode`); None: on
+    # a CUDA device, unless the rollouts keep their trunk; False: `65_rl.sampling`'s loop
+    static_decode: bool | None = None
+    preset: str = 'vrag_rl' # reward preset (`rewards.PRESETS`)
+    obs_chars: int = 1000 # text LMs: characters per view (`rl.codec.view_text`)
+    image_cache: int = 32 # views whose processed image the codec keeps (`rl.codec.ChatCodec`); 0: each processed anew
+
+    def __post_init__(self):
+        "Raises `ValueError` on an unknown draw or a negative temperature."
+        if self.draw not in ('multinomial', 'inverse_cdf'):
+            raise ValueError(f"draw must be 'multinomial' or 'inverse_cdf', got {self.draw!r}")
+        if self.temperature < 0: raise ValueError(f'temperature must be >= 0 (0: greedy), got {self.temperature}')
+
+# %% ../../nbs/66_rl.rollout.ipynb #rolgame1
+def game(index, # a `PageIndex`: the corpus the questions are about
+         tokenizer, image_processor, # the policy's (no image processor: a text LM reads each view as its text)
+         config: RolloutConfig | None = None, # the game's settings; None: `RolloutConfig()`
+        ) -> tuple: # (the `ChatCodec` of its messages, the `VRAGAgent` over `index`)
+    "The game a policy plays from a rollout's settings: its encoding and the agent that searches and crops `index`."
+    c = config or RolloutConfig()
+    system = template_system(tokenizer) if c.system == 'template' else c.system  # Qwen3-VL's template: none
+    codec = ChatCodec(tokenizer, image_processor, system=system, pages={(p.doc, p.page): p for p in index.pages},
+                      obs_chars=c.obs_chars, image_cache=c.image_cache)
+    agent = VRAGAgent(index, None, max_steps=c.max_turns, min_pixels=c.min_pixels, max_pixels=c.max_pixels,
+                      allow_crop=c.allow_crop, preset=c.prompt)
+    return codec, agent
+
 # %% ../../nbs/66_rl.rollout.ipynb #fcc271d3
 def play_group(model, # the policy (LM or VLM), on its device; unused when `policy` is given
                codec: ChatCodec, # its encoding
                agent: VRAGAgent, # the game: search backend, max_steps (turns), crop settings, pixel budget
                examples: list[dict], # unified-format QA examples (uid, query, reference_answer, meta_info)
                group: int = 4, # rollouts per example (VRAG-RL: 5)
-               turn_tokens: int = 256, # longest reply, tokens
-               # budget for replies and text observations together, tokens (VRAG-RL: 2048); image pads do not count
-               response_length: int = 2048,
-               temperature: float = 1.0, top_p: float = 1.0, # sampling (VRAG-RL trains at 1.0; validation greedy: 0)
+               config: RolloutConfig | None = None, # the rollouts' settings; None: `RolloutConfig()`
                judge=None, # answer judge; None: `rewards.ANLSJudge()`
-               preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
                # also compute GGPO's μ per model turn (keyed on each rollout's advantage sign within its group)
                ggpo: bool = False,
                # GGPO: page id -> text, to hang the answer under the pages holding it; None: `codec.pages`, else the
@@ -228,37 +287,29 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
                seed: int | None = None, # seeds torch before sampling (the same seed and batch give the same rollouts)
                policy=None, # messages -> reply text, played instead of the model (demonstrations)
                counts: dict | None = None, # gets the decoding work done (`generate_replies`), summed over turns
-               # carry the rollouts' KV cache from turn to turn (`turn_cache.TurnCache`); False: a `generate` a turn
-               carry_cache: bool = True,
                # keep each rollout's input of decoder layer `keep_trunk` (`TokenRollout.trunk`) for the update to start
                # there (`67_rl.update`): a text LM with `carry_cache`; None: keep nothing
                keep_trunk: int | None = None,
-               # how a carried-cache turn draws a token: 'multinomial' (`generate`'s draws) or 'inverse_cdf' (the same
-               # distribution, far less time on the CPU; `sampling.inverse_cdf`)
-               draw: str = 'multinomial',
-               # a carried-cache turn decodes over fixed-size buffers, a CUDA graph a step on a GPU
-               # (`75_rl.static_decode`: the same tokens and log-probs); None: on a CUDA device, unless `keep_trunk`
-               static_decode: bool | None = None,
+               **settings, # `RolloutConfig` fields over `config`, e.g. turn_tokens=24; `TypeError` on any other name
               ) -> list[TokenRollout]: # `group` rollouts per example, in order, scored
     "Play `group` episodes of each example in lockstep, one batched decoding per turn, and score them."
+    c = replace(config or RolloutConfig(), **settings)
     if seed is not None: torch.manual_seed(seed)
-    turns = _turn_cache(model, codec, carry_cache and policy is None, carry_cache, keep_trunk, draw, static_decode)
-    runs = _start_all(codec, agent, examples, group, temperature if policy is None and temperature > 0 else 1.0)
+    turns = _turn_cache(model, codec, c.carry_cache and policy is None, c, keep_trunk)
+    runs = _start_all(codec, agent, examples, group, c.temperature if policy is None and c.temperature > 0 else 1.0)
     while live := [x for x in runs if not x['ep'].done]:
         ask = []
         for x in live:
             x['synced'] = _sync(codec, x['ep'], x['r'], x['synced'])
             if x['turn'] == 0: x['r'].n_prompt = len(x['r'].ids)
-            if x['r'].budget_used >= response_length: x['ep'].fail('response budget spent')
+            if x['r'].budget_used >= c.response_length: x['ep'].fail('response budget spent')
             else: ask.append(x)
         if not ask: break
-        if policy is None:
-            outs = generate_replies(model, codec, [x['r'] for x in ask], turn_tokens, temperature, top_p, counts, turns)
-        else: outs = [(t, [0.0] * len(t)) for t in (codec.text(policy(x['ep'].messages)) + [codec.im_end] for x in ask)]
-        for x, reply in zip(ask, outs): _take_reply(codec, x, reply, response_length)
+        for x, reply in zip(ask, _replies(model, codec, ask, c, policy, counts, turns)):
+            _take_reply(codec, x, reply, c.response_length)
     if keep_trunk:
         for x in runs: x['r'].trunk, x['r'].trunk_layer = turns.trunk_states(x['r']), keep_trunk
-    _score_all(runs, judge, preset)
+    _score_all(runs, judge, c.preset)
     if ggpo: _prune_all(runs, codec, agent, page_text)
     return [x['r'] for x in runs]
 

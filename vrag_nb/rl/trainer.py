@@ -5,23 +5,23 @@
 # %% ../../nbs/68_rl.trainer.ipynb #ba573539
 from __future__ import annotations
 import copy, json, os, random, time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 import numpy as np, torch
-from ..core import MIN_PIXELS, MAX_PIXELS
 from ..files import atomic_write, read_jsonl
 from ..agent.loop import VRAGAgent
 from .grpo import token_mean
-from .rollout import TokenRollout, play_group, collate, sequence_logprobs
-from .codec import ChatCodec, template_system
+from .rollout import RolloutConfig, TokenRollout, game, play_group, collate, sequence_logprobs
+from .codec import ChatCodec
 from .band import band_for_step, dynamic_sampling
 from .trunk import frozen_trunk
-from .update import grpo_update, prepare_policy, stack_adapter
+from .update import UpdateConfig, grpo_update, prepare_policy, stack_adapter
 from .sampling import sampler_copy, sync_sampler
 from .sft import read_sft, sft_rollout
+from .callbacks import notify, running, span
 
 # %% auto #0
-__all__ = ['sft_step', 'RolloutConfig', 'TrainConfig', 'train_policy']
+__all__ = ['CPU_LAYERS', 'sft_step', 'cannot_go_on', 'TrainConfig', 'train_policy']
 
 # %% ../../nbs/68_rl.trainer.ipynb #21dd53a3
 def sft_step(model, # the policy
@@ -63,12 +63,14 @@ def _trainable(model) -> dict:
     "The trainable parameters' values, name -> CPU tensor (what a checkpoint holds)."
     return {n: p.detach().cpu().clone() for n, p in model.named_parameters() if p.requires_grad}
 
-def _recorder(out: Path, history: list, log):
-    "A function that records a metrics record: appended to `history` and `out/metrics.jsonl`, passed to `log`."
+def _recorder(out: Path, history: list):
+    """A function that records a metrics record: appended to `history` and `out/metrics.jsonl`, then passed to the
+    running callbacks (`after_record`, and `after_eval` for an evaluation)."""
     def emit(rec: dict):
         history.append(rec)
         with open(out/'metrics.jsonl', 'a') as f: f.write(json.dumps(rec) + '\n')
-        if log: log(rec)
+        notify('after_record', rec)
+        if rec['phase'] == 'eval': notify('after_eval', rec)
     return emit
 
 def _params(model) -> list:
@@ -93,48 +95,80 @@ def _frozen_copy(model, weights: dict | None = None):
     return ref
 
 # %% ../../nbs/68_rl.trainer.ipynb #tphlp02
+def _rng_state() -> dict:
+    "Every random generator's state a run draws from: torch's (CPU, each CUDA device), Python's and NumPy's."
+    return dict(torch=torch.get_rng_state(), python=random.getstate(), numpy=np.random.get_state(),
+                cuda=torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [])
+
+def _set_rng_state(s: dict):
+    "Put back what `_rng_state` returned (CUDA's where this machine has as many devices)."
+    torch.set_rng_state(s['torch'])
+    random.setstate(s['python'])
+    np.random.set_state(s['numpy'])
+    if s['cuda'] and torch.cuda.is_available() and len(s['cuda']) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all(s['cuda'])
+
+def _checkpoint(out: Path, step: int, model, opt, c):
+    """Write `out/checkpoint.pt` atomically: the step, the trained parameters (a LoRA adapter, or the trained layers),
+    the optimiser's state, every random generator's and the settings."""
+    with span('checkpoint'):
+        _save(dict(step=step, trainable=_trainable(model), opt=opt.state_dict(), rng=_rng_state(), config=asdict(c)),
+              out/'checkpoint.pt')
+
+def cannot_go_on(out: str | Path, # a run's folder
+                ) -> str | None: # why the run must not train on; None: it may (resume, or start fresh)
+    """A run whose metrics record GRPO steps but whose checkpoint is gone cannot go on: starting again would train from
+    the beginning and append a second run's records to the first one's."""
+    out = Path(out)
+    steps = [h['step'] for h in read_jsonl(out/'metrics.jsonl') if h.get('phase') == 'grpo'] \
+        if (out/'metrics.jsonl').exists() else []
+    if steps and not (out/'checkpoint.pt').exists():
+        return (f'{out} records GRPO steps up to {max(steps)} but holds no checkpoint.pt: the run cannot go on '
+                f'(bring its checkpoint back, or start a new run in another folder)')
+    return None
+
 def _resume(out: Path, # the run's folder
-            model, lora: dict | None, lr: float, kl_coef: float, # as `train_policy`'s
+            model, c, # the prepared policy and the run's `TrainConfig`
            ) -> tuple: # (model, optimiser, KL reference or None, last finished step, metrics records kept)
-    """Reload a run: the reference as saved once, then the trained weights and optimiser after the last finished step;
-    metrics written after it are dropped. Raises `ValueError` on a checkpoint without its reference, or one whose
-    cold start was merged into the base."""
+    """Reload a run: the reference as saved once, then the trained weights, the optimiser and the random generators
+    after the last finished step; metrics written after it are dropped. Raises `ValueError` on a checkpoint without its
+    reference, or one whose cold start was merged into the base."""
     ckpt, refp, mpath = out/'checkpoint.pt', out/'reference.pt', out/'metrics.jsonl'
     if not refp.exists():
         raise ValueError(f'{ckpt} has no {refp.name} beside it (an older run?): start in a new folder')
     rf, st = [torch.load(f, weights_only=False, map_location='cpu') for f in (refp, ckpt)]
     if rf.get('merged'): raise ValueError(f'{refp} merged its cold start into the base (an older run): start anew')
-    if rf.get('stacked'): model = stack_adapter(model, lora, rf['weights'])
+    if rf.get('stacked'): model = stack_adapter(model, c.lora, rf['weights'])
     with torch.no_grad():
         for n, p in model.named_parameters():
             if n in st['trainable']: p.copy_(st['trainable'][n])
-    opt = torch.optim.AdamW(_params(model), lr=lr)
+    opt = torch.optim.AdamW(_params(model), lr=c.lr)
     opt.load_state_dict(st['opt'])
-    ref = _frozen_copy(model, rf['weights']) if kl_coef and not lora else None
-    history = [h for h in read_jsonl(mpath) if h['phase'] != 'grpo' or h['step'] <= st['step']]
+    if 'rng' in st: _set_rng_state(st['rng'])
+    ref = _frozen_copy(model, rf['weights']) if c.kl_coef and not c.lora else None
+    history = [h for h in read_jsonl(mpath) if h['phase'] not in ('grpo', 'eval') or h['step'] <= st['step']]
     atomic_write(mpath, ''.join(json.dumps(h) + '\n' for h in history))
     return model, opt, ref, st['step'], history
 
 # %% ../../nbs/68_rl.trainer.ipynb #tphlp03
 def _cold_start(model, codec: ChatCodec, agent: VRAGAgent, examples: list[dict], # the policy and the game
                 demo_policy, # messages -> reply: who plays the demonstrations (one per example)
-                steps: int, lr: float, batch: int, # supervised steps, their AdamW lr, demonstrations per step
-                turn_tokens: int, response_length: int, seed: int, judge, preset: str, # as `train_policy`'s
-                right_only: bool, # keep only the demonstrations whose answer the judge accepts (rejection sampling)
+                c, # the run's `TrainConfig`: sft_steps, sft_lr, sft_batch, sft_right_only, seed, the rollouts' settings
+                judge, # as `train_policy`'s
                 emit, # called with each step's record (phase 'sft')
                 conversations: list | None = None, # SFT rows (`rl.sft.sft_rollout`) to train on instead of playing
                ):
     """Supervised steps on demonstrations played through the same encoding as the rollouts (VRAG-RL starts from SFT);
-    raises `ValueError` when `right_only` leaves none."""
+    raises `ValueError` when `sft_right_only` leaves none."""
     played = conversations if conversations is not None else play_group(
-        model, codec, agent, examples, 1, turn_tokens, response_length, judge=judge, preset=preset, policy=demo_policy)
+        model, codec, agent, examples, 1, c.rollout, judge=judge, policy=demo_policy)
     right = [d for d in played if d.parts.get('r_ans', 0) > 0]  # SFT rows are not judged: none counts as right
-    demos = right if right_only else played
+    demos = right if c.sft_right_only else played
     emit({'phase': 'sft_data', 'step': 0, 'demonstrations': len(played), 'right': len(right), 'kept': len(demos)})
     if not demos: raise ValueError(f'none of the {len(played)} demonstrations answers right: nothing to start from')
-    opt, rng = torch.optim.AdamW(_params(model), lr=lr), random.Random(seed)
-    for k in range(steps):
-        loss = sft_step(model, rng.sample(demos, min(batch, len(demos))), codec, opt)
+    opt, rng = torch.optim.AdamW(_params(model), lr=c.sft_lr), random.Random(c.seed)
+    for k in range(c.sft_steps):
+        loss = sft_step(model, rng.sample(demos, min(c.sft_batch, len(demos))), codec, opt)
         emit({'phase': 'sft', 'step': k + 1, 'loss': loss})
 
 # %% ../../nbs/68_rl.trainer.ipynb #tphlp05
@@ -166,70 +200,46 @@ def _check_config(c) -> None:
         raise ValueError(f'GRPO samples its rollouts: temperature must be > 0, got {c.temperature}')
     if c.sampler_dtype not in (None, 'bfloat16', 'float32'):
         raise ValueError(f"sampler_dtype must be None, 'bfloat16' or 'float32', got {c.sampler_dtype!r}")
-    if c.draw not in ('multinomial', 'inverse_cdf'):
-        raise ValueError(f"draw must be 'multinomial' or 'inverse_cdf', got {c.draw!r}")
     if c.static_decode and (c.reuse_trunk or not c.carry_cache):
         raise ValueError('static_decode decodes the carried cache and keeps no trunk states: carry_cache=True, '
                          'reuse_trunk=False')
     if c.reuse_trunk and c.sampler_dtype == 'bfloat16':
         raise ValueError("reuse_trunk would start the update from states that the bf16 sampler computed, not the "
                          "policy: use sampler_dtype=None or 'float32' with it")
-    if c.micro_batch < 1 or (c.micro_tokens is not None and c.micro_tokens < 1):
-        raise ValueError(f'micro_batch and micro_tokens count rows and tokens: got {c.micro_batch}, '
-                         f'{c.micro_tokens}')
     if c.dynamic_sampling < 0: raise ValueError(f'dynamic_sampling counts rounds: got {c.dynamic_sampling}')
     if c.band_every < 0 or c.band_pool < 0:
         raise ValueError(f'band_every and band_pool count steps and questions: got {c.band_every}, '
                          f'{c.band_pool}')
     if c.band_every and c.band_samples < 2:
         raise ValueError(f'a pass rate strictly between 0 and 1 needs band_samples >= 2, got {c.band_samples}')
+    if c.lora_r < 0 or (c.trainable_layers is not None and c.trainable_layers < 1):
+        raise ValueError(f'lora_r must be >= 0 (0: full fine-tuning) and trainable_layers >= 1, got {c.lora_r}, '
+                         f'{c.trainable_layers}')
+    if c.ckpt_every < 1: raise ValueError(f'ckpt_every counts steps: got {c.ckpt_every}')
     if c.sft_data and c.sft_right_only:
         raise ValueError('sft_right_only judges played demonstrations: SFT conversations (sft_data) have no answer')
 
-# %% ../../nbs/68_rl.trainer.ipynb #cfgR
-@dataclass
-class RolloutConfig:
-    "How a run plays each rollout: the prompt, turns and token budgets, the views' pixels, sampling and decoding."
-    prompt: str = 'vrag_nb' # the texts sent to the policy (`agent.grammar.PRESETS`; 'vrag_rl': the reference's)
-    system: str | None = 'You are a helpful assistant.' # system turn (Qwen2.5-VL's); 'template': the tokenizer's own
-    max_turns: int = 4 # turns per rollout (VRAG-RL: 4)
-    turn_tokens: int = 256 # tokens per reply
-    response_length: int = 2048 # replies and text observations per rollout, tokens (image pads not counted)
-    min_pixels: int = MIN_PIXELS # view pixel budget (reference.md §3)
-    max_pixels: int = MAX_PIXELS # view pixel budget (reference.md §3)
-    allow_crop: bool = True # the `<bbox>` action
-    temperature: float = 1.0 # rollout sampling (VRAG-RL: 1.0); log-probs are taken at it
-    top_p: float = 1.0 # rollout sampling
-    carry_cache: bool = True # each rollout's KV cache kept across turns (`play_group`); False: `generate` each turn
-    # how a rollout's token is drawn: 'multinomial' (`generate`'s draws) or 'inverse_cdf' (the same distribution, far
-    # less time on the CPU; `sampling.inverse_cdf`)
-    draw: str = 'multinomial'
-    # carried-cache turns decode over fixed-size buffers, a CUDA graph a step on a GPU (`75_rl.static_decode`); None: on
-    # a CUDA device, unless `reuse_trunk`; False: `65_rl.sampling`'s loop
-    static_decode: bool | None = None
-    preset: str = 'vrag_rl' # reward preset (`rewards.PRESETS`)
-    obs_chars: int = 1000 # text LMs: characters per view (`rl.codec.view_text`)
-
 # %% ../../nbs/68_rl.trainer.ipynb #cfg01
+CPU_LAYERS = 6 # layers trained on a CPU when `trainable_layers` is None (`benchmarks/lora_layers.py`)
+
 @dataclass
-class TrainConfig(RolloutConfig):
-    """Every setting of a `train_policy` run, as one object (the rollout's settings, `RolloutConfig`, first): printed,
-    saved with the checkpoints, compared on resume."""
+class TrainConfig(UpdateConfig, RolloutConfig):
+    """Every setting of a `train_policy` run, as one object made of a rollout's (`RolloutConfig`) and an update's
+    (`UpdateConfig`) settings and the run's own: printed, saved with the checkpoints, compared on resume; every field
+    is a `vrag_train` flag."""
     algo: str = 'grpo' # 'grpo' or 'ggpo'
     steps: int = 10 # updates
     prompts: int = 2 # questions per step
     group: int = 4 # rollouts per question (VRAG-RL: 5)
-    lr: float = 1e-5 # AdamW lr (VRAG-RL 7B: 1e-6)
-    kl_coef: float = 0.01 # KL loss coefficient (VRAG-RL: 0.01); 0: no reference pass
-    clip_ratio: float = 0.2 # PPO ε (VRAG-RL: 0.2)
-    dr_grpo: bool = False # Dr.GRPO: advantages not divided by the group's std, losses by rollouts × response_length
-    micro_batch: int = 4 # rollouts per forward/backward
-    micro_tokens: int | None = None # padded tokens per forward/backward instead (`grpo_update`); None: `micro_batch`
-    lora: dict | None = None # peft LoraConfig settings, e.g. {'r': 64, 'lora_alpha': 128}; None: full fine-tuning
+    lr: float = 1e-4 # AdamW lr (LoRA's; LoRA Without Regret: about 10x full fine-tuning's; VRAG-RL's full 7B: 1e-6)
+    lora_r: int = 16 # LoRA rank (peft) on the trained layers' projections; 0: full fine-tuning (fp32 master weights)
+    lora_alpha: float | None = None # LoRA's alpha; None: 2 x lora_r
+    # the top this many language-model layers trained (their adapters under LoRA); None: every layer, but under LoRA
+    # on a CPU the top `CPU_LAYERS` (a SmolLM2 step with LoRA on all 30 costs 77 % more); the run records what it used
+    trainable_layers: int | None = None
     freeze_vision: bool = True # see `prepare_policy`
     gradient_checkpointing: bool = False # see `prepare_policy`
     packed_vision: bool = True # see `prepare_policy`
-    trainable_layers: int | None = None # full fine-tuning: only the top this many layers (and the final norm)
     sft_steps: int = 0 # cold start: supervised steps on demonstrations (0: none)
     sft_lr: float = 1e-4 # cold start: AdamW lr
     sft_batch: int = 4 # cold start: demonstrations per step
@@ -240,9 +250,6 @@ class TrainConfig(RolloutConfig):
     # the rollouts sampled by a copy of the policy in this dtype ('bfloat16': `sampling.sampler_copy`, synced after
     # each update, as verl's vLLM); None: by the policy itself
     sampler_dtype: str | None = None
-    # the rollouts keep the input of the lowest trained layer and the update's passes start there
-    # (`play_group(keep_trunk=)`): a text LM trained in full with `trainable_layers`; False: passes from the tokens
-    reuse_trunk: bool = False
     seed: int = 0 # LoRA init, demonstrations drawn, questions and sampling of every step
     ckpt_every: int = 1 # steps between checkpoints (and always after the cold start and the last step)
     # DAPO's dynamic sampling: rounds of fresh questions played in place of groups whose rewards all tie (0: none)
@@ -254,11 +261,34 @@ class TrainConfig(RolloutConfig):
     band_pool: int = 0 # questions measured each time (a fresh draw, seeded); 0: every question
 
     def __post_init__(self):
-        """Raises `ValueError` on an unknown algo, sampler dtype or draw, a temperature ≤ 0, a negative
-        `dynamic_sampling`, `band_every` or `band_pool`, a `micro_batch` or `micro_tokens` below 1, `band_samples` < 2
-        with a band, `reuse_trunk` with a bf16 sampler, or `static_decode` without the cache carried or with
-        `reuse_trunk` (`_check_config`)."""
+        """Raises `ValueError` on an unknown algo, draw or sampler dtype, a temperature <= 0, a negative
+        `dynamic_sampling`, `band_every`, `band_pool` or `lora_r`, a `micro_batch`, `micro_tokens`, `trainable_layers`
+        or `ckpt_every` below 1, `band_samples` < 2 with a band, `reuse_trunk` with a bf16 sampler, or `static_decode`
+        without the cache carried or with `reuse_trunk` (`_check_config`)."""
+        RolloutConfig.__post_init__(self)
+        UpdateConfig.__post_init__(self)
         _check_config(self)
+
+    def resolved(self, model) -> TrainConfig:
+        "The settings a run on `model` uses: `trainable_layers` None under LoRA on a CPU made `CPU_LAYERS`."
+        if self.trainable_layers is not None or not self.lora or next(model.parameters()).is_cuda: return self
+        return replace(self, trainable_layers=CPU_LAYERS)
+
+    @property
+    def lora(self) -> dict | None:
+        "peft `LoraConfig` settings (`prepare_policy`), or None under full fine-tuning."
+        return {'r': self.lora_r, 'lora_alpha': self.lora_alpha or 2 * self.lora_r} if self.lora_r else None
+
+    @property
+    def rollout(self) -> RolloutConfig:
+        "The rollouts' settings (`play_group`)."
+        return RolloutConfig(**{f.name: getattr(self, f.name) for f in fields(RolloutConfig)})
+
+    @property
+    def update(self) -> UpdateConfig:
+        "The update's settings (`grpo_update`); Dr.GRPO's horizon is the response budget unless set."
+        u = {f.name: getattr(self, f.name) for f in fields(UpdateConfig)}
+        return UpdateConfig(**{**u, 'horizon': self.response_length if self.horizon is None else self.horizon})
 
 # %% ../../nbs/68_rl.trainer.ipynb #trnhlp1
 def _trunk(model, image_processor, c: TrainConfig) -> int | None:
@@ -271,13 +301,8 @@ def _trunk(model, image_processor, c: TrainConfig) -> int | None:
     return keep
 
 def _game(index, tokenizer, image_processor, c: TrainConfig) -> tuple:
-    "The game a run plays: (codec of its messages, the agent over `index`) from its settings."
-    system = template_system(tokenizer) if c.system == 'template' else c.system  # Qwen3-VL's template: none
-    codec = ChatCodec(tokenizer, image_processor, system=system, pages={(p.doc, p.page): p for p in index.pages},
-                      obs_chars=c.obs_chars)
-    agent = VRAGAgent(index, None, max_steps=c.max_turns, min_pixels=c.min_pixels, max_pixels=c.max_pixels,
-                      allow_crop=c.allow_crop, preset=c.prompt)
-    return codec, agent
+    "The game a run plays: (codec of its messages, the agent over `index`) from its settings (`rollout.game`)."
+    return game(index, tokenizer, image_processor, c.rollout)
 
 def _fresh_start(out: Path, model, codec: ChatCodec, agent: VRAGAgent, index, examples: list[dict], # the run
                  c: TrainConfig, judge, demo_policy, evaluate, emit, # as `train_policy`'s
@@ -288,13 +313,12 @@ def _fresh_start(out: Path, model, codec: ChatCodec, agent: VRAGAgent, index, ex
     if c.sft_steps:
         demo = demo_policy or OfflinePolicy(index.pages, index.embedder, answerer=None, crop=c.allow_crop)
         sft = _sft_rows(codec, c) if c.sft_data else None
-        _cold_start(model, codec, agent, examples, demo, c.sft_steps, c.sft_lr, c.sft_batch, c.turn_tokens,
-                    c.response_length, c.seed, judge, c.preset, c.sft_right_only, emit, sft)
+        with span('cold_start'): _cold_start(model, codec, agent, examples, demo, c, judge, emit, sft)
     model, ref = _reference(out, model, c.lora, c.kl_coef, cold_started=bool(c.sft_steps))
     opt = torch.optim.AdamW(_params(model), lr=c.lr)
-    if evaluate: emit({'phase': 'eval', 'stage': 'cold_start', 'step': 0, **evaluate(model, 'cold_start')})
-    # GRPO starts here; so may another run
-    _save(dict(step=0, trainable=_trainable(model), opt=opt.state_dict(), config=asdict(c)), out/'checkpoint.pt')
+    if evaluate:
+        with span('eval'): emit({'phase': 'eval', 'stage': 'cold_start', 'step': 0, **evaluate(model, 'cold_start')})
+    _checkpoint(out, 0, model, opt, c)  # GRPO starts here; so may another run
     return model, opt, ref
 
 def _questions(examples: list[dict], band: dict | None, c: TrainConfig, step: int) -> tuple:
@@ -316,10 +340,8 @@ def _rollouts(sampler, codec: ChatCodec, agent: VRAGAgent, examples: list[dict],
     "A step's rollouts: `group` per chosen question, tied groups replaced by fresh questions under dynamic sampling."
     chosen, pool = _questions(examples, band, c, step)
     work, redraws = {}, iter(range(1, 10**6))
-    play = lambda exs, k=0: play_group(
-        sampler, codec, agent, exs, c.group, c.turn_tokens, c.response_length, c.temperature, c.top_p, judge,
-        c.preset, ggpo=c.algo == 'ggpo', seed=c.seed * 1_000_003 + step + 7919 * k, counts=work,
-        carry_cache=c.carry_cache, keep_trunk=keep, draw=c.draw, static_decode=c.static_decode)
+    play = lambda exs, k=0: play_group(sampler, codec, agent, exs, c.group, c.rollout, judge, ggpo=c.algo == 'ggpo',
+                                       seed=c.seed * 1_000_003 + step + 7919 * k, counts=work, keep_trunk=keep)
     rows = play(chosen)
     if c.dynamic_sampling:
         rows, ds = dynamic_sampling(rows, pool, lambda exs: play(exs, next(redraws)), c.dynamic_sampling)
@@ -333,6 +355,7 @@ def _step_record(step: int, rows: list, update: dict, work: dict, band: dict | N
     return {
         'phase': 'grpo', 'step': step, **_summary(rows), **update, **work, 'seconds_rollout': round(t1 - t0, 3),
         'questions': sorted({r.group for r in rows}), **({'band': len(band['band'])} if band else {}),
+        'sequence_tokens': sum(len(r.ids) for r in rows),
         'generated_tokens': tokens, 'tokens_per_second': round(tokens / max(t1 - t0, 1e-9), 1),
         'trainable_params': sum(p.numel() for p in params), 'seconds': round(time.perf_counter() - t0, 3),
         'peak_gib': round(torch.cuda.max_memory_allocated() / 2**30, 2) if params[0].is_cuda else None}
@@ -349,25 +372,38 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
                  # evaluate(model, stage) after the cold start and the last step: its dict recorded (phase 'eval')
                  evaluate=None,
                  log=print, # called with each metrics record; None: quiet
+                 callbacks: list | None = None, # objects with any of `rl.callbacks.Callback`'s hooks
                  **settings, # `TrainConfig` fields, over `config` (e.g. steps=20)
                 ) -> list[dict]: # metrics records (phase 'sft_data', 'sft', 'eval', 'config', 'grpo')
     """GRPO or GGPO on a policy playing the real agent game, optional cold start first; resumes from
-    `out/checkpoint.pt`; raises `TypeError` on an unknown setting, `ValueError` on a bad one or a checkpoint without
-    its reference."""
+    `out/checkpoint.pt`; raises `TypeError` on an unknown setting, `ValueError` on a bad one, on a checkpoint without
+    its reference, or on a run whose checkpoint is gone (`cannot_go_on`)."""
     c = replace(config or TrainConfig(), **settings)
     if c.sft_data and image_processor is None:  # a text LM reads an index page's words: an SFT image is none of them
         raise ValueError(f'sft_data ({c.sft_data}) holds images that match no page of the index: a text LM would see '
                          'only their captions; cold-start a text LM on played demonstrations (sft_data=None) instead')
     out = Path(out)
+    if why := cannot_go_on(out): raise ValueError(why)
+    c = c.resolved(model)  # so that the run records what it trained
     out.mkdir(parents=True, exist_ok=True)
+    with running(([_Log(log)] if log else []) + list(callbacks or [])):
+        return _train(out, index, examples, model, tokenizer, image_processor, c, judge, demo_policy, evaluate)
+
+class _Log:
+    "`train_policy`'s `log`, as a callback on every record."
+    def __init__(self, log): self.log = log
+    def after_record(self, record): self.log(record)
+
+def _train(out, index, examples, model, tokenizer, image_processor, c, judge, demo_policy, evaluate) -> list[dict]:
+    "`train_policy`'s run, its callbacks running."
     torch.manual_seed(c.seed)
     model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers,
                            c.packed_vision)
     keep, (codec, agent) = _trunk(model, image_processor, c), _game(index, tokenizer, image_processor, c)
     ckpt, cpath, history, start = out/'checkpoint.pt', out/'config.json', [], 0
-    emit = _recorder(out, history, log)
+    emit = _recorder(out, history)
     if ckpt.exists():
-        model, opt, ref, start, done = _resume(out, model, c.lora, c.lr, c.kl_coef)
+        model, opt, ref, start, done = _resume(out, model, c)
         history += done  # in place: `emit` appends to this list
         was = json.loads(cpath.read_text()) if cpath.exists() else {}
         if changed := {k: [was.get(k), v] for k, v in asdict(c).items() if was.get(k, v) != v}:
@@ -375,24 +411,26 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
     else:
         model, opt, ref = _fresh_start(out, model, codec, agent, index, examples, c, judge, demo_policy, evaluate, emit)
     atomic_write(cpath, json.dumps(asdict(c), indent=1))
+    notify('before_run', c, start)
     params = _params(model)
     # who samples the rollouts: the policy, or its copy in `sampler_dtype`, synced after every update
     sampler = sampler_copy(model, getattr(torch, c.sampler_dtype)) if c.sampler_dtype else model
-    measure = lambda exs, n, seed: play_group(sampler, codec, agent, exs, n, c.turn_tokens, c.response_length,
-                                              c.temperature, c.top_p, judge, c.preset, seed=seed,
-                                              carry_cache=c.carry_cache, draw=c.draw, static_decode=c.static_decode)
+    measure = lambda exs, n, seed: play_group(sampler, codec, agent, exs, n, c.rollout, judge, seed=seed)
     band = None
     for step in range(start + 1, c.steps + 1):
-        if c.band_every: band = band_for_step(out, step, c, examples, measure, band, emit)
+        if c.band_every:
+            with span('band'): band = band_for_step(out, step, c, examples, measure, band, emit)
         t0 = time.perf_counter()
-        rows, work = _rollouts(sampler, codec, agent, examples, band, c, step, judge, keep)
+        with span('rollout'): rows, work = _rollouts(sampler, codec, agent, examples, band, c, step, judge, keep)
         t1 = time.perf_counter()
-        m = grpo_update(model, rows, codec, opt, ref, c.kl_coef, c.clip_ratio, c.micro_batch, c.micro_tokens,
-                        dr_grpo=c.dr_grpo, horizon=c.response_length)
+        with span('update'): m = grpo_update(model, rows, codec, opt, ref, c.update)
         if sampler is not model: sync_sampler(sampler, model)
-        emit(_step_record(step, rows, m, work, band, params, t0, t1))
-        if step % c.ckpt_every and step != c.steps: continue
-        _save(dict(step=step, trainable=_trainable(model), opt=opt.state_dict(), config=asdict(c)), ckpt)
-    if evaluate and start < c.steps: emit(dict(phase='eval', stage='final', step=c.steps, **evaluate(model, 'final')))
+        rec = _step_record(step, rows, m, work, band, params, t0, t1)
+        emit(rec)
+        if step % c.ckpt_every == 0 or step == c.steps: _checkpoint(out, step, model, opt, c)
+        notify('after_step', rec)
+    if evaluate and start < c.steps:
+        with span('eval'): emit(dict(phase='eval', stage='final', step=c.steps, **evaluate(model, 'final')))
     if c.lora: model.save_pretrained(out/'adapter')
+    notify('after_run', history)
     return history

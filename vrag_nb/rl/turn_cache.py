@@ -9,6 +9,7 @@ import torch
 from fastcore.basics import patch
 from .sampling import batch_images, check_draw, grouped_attention, kv_cache, last_logits, mrope_index
 from .sampling import needs_mm_types, output_of, sample_tokens, token_positions
+from .callbacks import span
 
 # %% auto #0
 __all__ = ['TurnCache']
@@ -220,10 +221,12 @@ def _decode(self: TurnCache, logits, x, att, xp, max_new_tokens, temperature, to
     tokens fed to the cache after the chunk `x`, the attention mask over the cache)."""
     if self.static:
         from vrag_nb.rl.static_decode import static_decode
-        return static_decode(self.model, self.cache, logits, att, xp, self.stop_ids, self.pad_id, max_new_tokens,
-                             temperature, top_p, self.banned, draw=self.draw)
-    return sample_tokens(self.model, self.cache, x, att, xp, {}, self.rope, self.stop_ids, self.pad_id, max_new_tokens,
-                         temperature, top_p, self.banned, first=logits, draw=self.draw)
+        with span('static_decode'):
+            return static_decode(self.model, self.cache, logits, att, xp, self.stop_ids, self.pad_id, max_new_tokens,
+                                 temperature, top_p, self.banned, draw=self.draw)
+    with span('dynamic_decode'):
+        return sample_tokens(self.model, self.cache, x, att, xp, {}, self.rope, self.stop_ids, self.pad_id,
+                             max_new_tokens, temperature, top_p, self.banned, first=logits, draw=self.draw)
 
 # %% ../../nbs/79_rl.turn_cache.ipynb #smp35
 @patch
@@ -251,14 +254,15 @@ def replies(self: TurnCache,
     att = torch.cat([self.att, torch.tensor([[0] * (C - len(c)) + [1] * len(c) for c in chunks], device=dev)], 1)
     grids = [im['image_grid_thw'] for r in rows for im in r.images]
     grid = torch.cat(grids).to(dev) if grids else None
-    xp = token_positions(self.rope, ids, att, grid, self.image_pad)[..., -C:]  # each whole row's, holes left out
+    with span('positions'): xp = token_positions(self.rope, ids, att, grid, self.image_pad)[..., -C:]  # holes left out
     first = _distinct(rows) if fresh and self.share_prefix else list(range(len(rows)))
     u = sorted(set(first))  # the rows prefilled: on a fresh cache a row's chunk is all of it, images included
     sel = torch.tensor(u, device=dev)
     keep = output_of(_layers(self.model)[self.keep_layer - 1]) if self.keep_layer else contextlib.nullcontext()
     with grouped_attention(self.model, self.in_place), keep as self._outs:
-        logits = self._prefill(x[sel], att[sel], xp.index_select(-2, sel), [chunks[i] for i in u],
-                               [images[i] for i in u], p)
+        with span('prefill'):
+            logits = self._prefill(x[sel], att[sel], xp.index_select(-2, sel), [chunks[i] for i in u],
+                                   [images[i] for i in u], p)
         if len(u) < len(rows):  # each row gets its distinct row's keys and values, and logits
             back = torch.tensor([u.index(f) for f in first], device=dev)
             self.cache.batch_select_indices(back)

@@ -5,6 +5,7 @@
 # %% ../../nbs/67_rl.update.ipynb #a58611d9
 from __future__ import annotations
 import contextlib, re, time
+from dataclasses import dataclass, replace
 import numpy as np
 import torch
 from ..core import MIN_PIXELS, MAX_PIXELS
@@ -15,22 +16,33 @@ from .codec import ChatCodec
 from .sampling import output_of
 from .trunk import frozen_trunk, shared_trunk, from_trunk, ref_from_trunk, kept_trunk, trunk_batch
 from .vision_attention import packed_vision as _packed_vision  # the argument of the same name shadows it
+from .callbacks import span
 
 # %% auto #0
-__all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'stack_adapter', 'micro_batches', 'grpo_update']
+__all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'stack_adapter', 'micro_batches', 'UpdateConfig',
+           'grpo_update']
 
 # %% ../../nbs/67_rl.update.ipynb #45c41004
 # Linear-layer names of the attention and MLP projections (Qwen, Llama, SmolLM2)
 PROJ = ('q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj')
 
+def _layer_of(name: str) -> int | None:
+    "The language-model decoder layer a parameter or module name belongs to (None: the vision tower, embeddings, head)."
+    m = re.search(r'\blayers\.(\d+)\b', name)
+    return int(m[1]) if m and 'visual' not in name.split('.') else None
+
 def lora_targets(model, # a transformers LM or VLM
+                 top: int | None = None, # only the top this many decoder layers' projections; None: every layer's
                 ) -> list[str]: # full module names
     """The language model's attention and MLP projections (never the vision tower's, never the output head): where LoRA
     goes."""
-    return [
+    names = [
         n for n, m in model.named_modules()
         if isinstance(m, torch.nn.Linear) and n.rsplit('.', 1)[-1] in PROJ and 'visual' not in n.split('.')
     ]
+    if top is None: return names
+    kept = set(sorted({_layer_of(n) for n in names} - {None})[-top:]) if top > 0 else set()
+    return [n for n in names if _layer_of(n) in kept]
 
 # %% ../../nbs/67_rl.update.ipynb #upd_fi01
 def _frozen_inputs(model, # a transformers model (or a peft model over one) after `gradient_checkpointing_enable`
@@ -50,7 +62,8 @@ def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 
                    # recompute the language model's activations in the backward pass (less memory, ~30% more time);
                    # non-reentrant, the frozen parts out of the backward pass (`_frozen_inputs`)
                    gradient_checkpointing: bool = False,
-                   # full fine-tuning: train only the top this many language-model layers and the final norm; None: all
+                   # train only the top this many language-model layers: their adapters under LoRA, else their
+                   # weights and the final norm; None: every layer
                    trainable_layers: int | None = None,
                    # a VLM's vision attention as one SDPA call per layer, not one per window (`78_rl.vision_attention`);
                    # the same numbers
@@ -69,7 +82,8 @@ def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 
         model = get_peft_model(
             model,
             LoraConfig(
-                **{'r': 16, 'lora_alpha': 32, 'lora_dropout': 0.0, **lora, 'target_modules': lora_targets(model)}))
+                **{'r': 16, 'lora_alpha': 32, 'lora_dropout': 0.0, **lora,
+                   'target_modules': lora_targets(model, trainable_layers)}))
     else:
         if dt == torch.bfloat16:  # master weights in fp32, so that small updates land; the passes still compute in bf16
             model.float()
@@ -78,9 +92,7 @@ def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 
             for n, p in model.named_parameters():
                 if 'visual' in n.split('.'): p.requires_grad_(False)
         if trainable_layers is not None:  # the backward pass then stops at the lowest trained layer
-            layer = lambda n: (
-                int(m[1]) if 'visual' not in n.split('.') and (m := re.search(r'\blayers\.(\d+)\.', n)) else None
-            )
+            layer = _layer_of
             top = set(sorted({layer(n) for n, _ in model.named_parameters()} - {None})[-trainable_layers:])
             final_norm = lambda n: n.endswith('norm.weight') and layer(n) is None and 'visual' not in n.split('.')
             for n, p in model.named_parameters(): p.requires_grad_(layer(n) in top or final_norm(n))
@@ -304,40 +316,58 @@ def _optimiser_step(model, opt, max_grad_norm) -> torch.Tensor:
     return gnorm
 
 # %% ../../nbs/67_rl.update.ipynb #f121df13
+@dataclass
+class UpdateConfig:
+    "How one GRPO/GGPO update runs over a batch of rollouts: the loss's coefficients, micro-batches, what is skipped."
+    kl_coef: float = 0.01 # KL loss coefficient (VRAG-RL: 0.01); 0: no reference pass
+    clip_ratio: float = 0.2 # PPO ε (VRAG-RL: 0.2; reference.md §6)
+    # Dr.GRPO: advantages not divided by the group's std, token losses summed over rollouts × `horizon`
+    dr_grpo: bool = False
+    horizon: int | None = None # Dr.GRPO's constant, tokens; None: the response budget in training, else padded length
+    micro_batch: int = 4 # rollouts per forward/backward
+    # padded tokens per forward/backward instead (`micro_batches`: longest first); None: `micro_batch` rows
+    micro_tokens: int | None = None
+    max_grad_norm: float = 1.0 # gradient clipping
+    # leave out the rows that carry no gradient: advantage 0 and no KL term (see `_rows_to_run`)
+    skip_zero_advantage: bool = True
+    # start the reference pass from the policy's frozen bottom layers where they are the reference's (`shared_trunk`);
+    # False: the whole reference pass
+    share_trunk: bool = True
+    # the rollouts keep the input of the lowest trained layer and the update's passes start there
+    # (`play_group(keep_trunk=)`, `TokenRollout.trunk`): a text LM trained in full above frozen layers; False: passes
+    # from the tokens
+    reuse_trunk: bool = False
+
+    def __post_init__(self):
+        "Raises `ValueError` on a `micro_batch` or `micro_tokens` below 1 or a negative `kl_coef` or `clip_ratio`."
+        if self.micro_batch < 1 or (self.micro_tokens is not None and self.micro_tokens < 1):
+            raise ValueError(f'micro_batch and micro_tokens count rows and tokens: got {self.micro_batch}, '
+                             f'{self.micro_tokens}')
+        if self.kl_coef < 0 or self.clip_ratio < 0:
+            raise ValueError(f'kl_coef and clip_ratio must be >= 0, got {self.kl_coef}, {self.clip_ratio}')
+
 def grpo_update(model, # the policy (LM, VLM or peft model), on its device
                 rows: list[TokenRollout], # scored rollouts, several per group
                 codec: ChatCodec, # their encoding
                 opt: torch.optim.Optimizer, # over the trainable parameters
                 ref=None, # frozen reference model; None: the adapter disabled (LoRA), or no KL
-                kl_coef: float = 0.01, clip_ratio: float = 0.2, # VRAG-RL: 0.01, 0.2 (reference.md §6)
-                micro_batch: int = 4, # rollouts per forward/backward
-                # padded tokens per forward/backward instead (`micro_batches`: longest first); None: `micro_batch` rows
-                micro_tokens: int | None = None,
-                max_grad_norm: float = 1.0, # gradient clipping
-                # Dr.GRPO: advantages not divided by the group's std, token losses summed over rollouts × `horizon`
-                dr_grpo: bool = False,
-                horizon: int | None = None, # Dr.GRPO's constant, tokens (the response budget); None: the padded length
-                # leave out the rows that carry no gradient: advantage 0 and no KL term (see `_rows_to_run`)
-                skip_zero_advantage: bool = True,
-                # start the reference pass from the policy's frozen bottom layers where they are the reference's
-                # (`shared_trunk`); False: the whole reference pass
-                share_trunk: bool = True,
-                # start the policy's passes from the rows' kept states (`TokenRollout.trunk`, `play_group(keep_trunk=)`)
-                # where every row carries them; False: from the tokens
-                reuse_trunk: bool = True,
+                config: UpdateConfig | None = None, # the update's settings; None: `UpdateConfig()`
+                **settings, # `UpdateConfig` fields over `config`, e.g. kl_coef=0.0; `TypeError` on any other name
                ) -> dict: # loss, kl, entropy, clipfrac, grad_norm, logprob_gap, ratio_max, skipped, seconds_*
     """One GRPO update over whole multi-turn rollouts, ratios against the sampler's log-probs (GGPO when the rows carry
     `pruned`); raises `ValueError` on rows without them."""
+    c = replace(config or UpdateConfig(), **settings)
+    kl_coef, clip_ratio, dr_grpo = c.kl_coef, c.clip_ratio, c.dr_grpo
     p, temp = next(model.parameters()), _sampling_temperature(rows)
     dev, dt = p.device, p.dtype
     adv = _advantages(rows, dr_grpo)
     masks = [_loss_mask(r) for r in rows]
-    n = _loss_divisor(rows, dr_grpo, horizon)  # the whole batch's, skipped rows and pruned turns included
+    n = _loss_divisor(rows, dr_grpo, c.horizon)  # the whole batch's, skipped rows and pruned turns included
     kl_term = bool(kl_coef) and (ref is not None or hasattr(model, 'disable_adapter'))
-    run = _rows_to_run(adv, masks, skip_zero_advantage and not kl_term)
-    trunk = shared_trunk(model, ref) if kl_term and share_trunk else 0
-    kept = kept_trunk(model, [rows[i] for i in run]) if reuse_trunk else 0
-    mbs = micro_batches(run, [len(m) for m in masks], micro_batch, micro_tokens)
+    run = _rows_to_run(adv, masks, c.skip_zero_advantage and not kl_term)
+    trunk = shared_trunk(model, ref) if kl_term and c.share_trunk else 0
+    kept = kept_trunk(model, [rows[i] for i in run]) if c.reuse_trunk else 0
+    mbs = micro_batches(run, [len(m) for m in masks], c.micro_batch, c.micro_tokens)
     n_run = max(sum(float(masks[i].sum()) for i in run), 1.0)  # entropy, clipfrac and gap: over the rows run
     s, t_ref, t_upd, rmax = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0, 0.0
     model.train()
@@ -357,7 +387,7 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
             t_upd, rmax = t_upd + t_fwd + time.perf_counter() - t1, max(rmax, r)
             for k, v in stats.items(): s[k] += v * (w if k in ('pg', 'kl') else ws)  # pg, kl: over the whole batch
     t0 = time.perf_counter()
-    gnorm = _optimiser_step(model, opt, max_grad_norm)
+    gnorm = _optimiser_step(model, opt, c.max_grad_norm)
     return dict(loss=s['pg'] + kl_coef * s['kl'], kl=s['kl'], entropy=s['ent'], clipfrac=s['clip'],
                 grad_norm=float(gnorm), logprob_gap=s['gap'], ratio_max=rmax,
                 skipped=round(1 - len(run) / max(len(rows), 1), 4), seconds_ref=round(t_ref, 3),
