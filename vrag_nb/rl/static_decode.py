@@ -102,25 +102,56 @@ class _Step:
         self.take(out.logits[:, -1].float())
 
 # %% ../../nbs/75_rl.static_decode.ipynb #sd12
-def _state(st: _Step) -> list[torch.Tensor]:
+def _state(st: _Step, # a static decode's step
+          ) -> list[torch.Tensor]:
     "The tensors a step changes, besides the cache's buffers (whose columns at `at` and after are written again)."
     return [st.mask, st.pos, st.x, st.live, st.s, st.steps, st.new, st.lps, st.cache.at]
 
-def _graphed(st: _Step, warmup: int = 2):
-    "A function replaying `st`'s step as a CUDA graph, or None (with a warning) when the step cannot be recorded."
-    saved = [t.clone() for t in _state(st)]
+def _generator(dev: torch.device, # where the step runs
+              ) -> torch.Generator: # the one its draws use, given none: the device's default generator
+    "The default random generator of `dev`."
+    if dev.type != 'cuda': return torch.default_generator
+    return torch.cuda.default_generators[torch.cuda.current_device() if dev.index is None else dev.index]
+
+def _put_back(st: _Step, # the step
+              saved: list[torch.Tensor], # copies of its `_state`, taken before
+              gen: torch.Generator, # the generator its draws use
+              rng: torch.Tensor, # `gen.get_state()`, taken before
+              fresh: bool = False, # a CUDA generator gets a new state object: after a failed recording
+             ):
+    "Put a step's tensors and its generator's seed and offset back as they were."
+    for t, s in zip(_state(st), saved): t.copy_(s)
+    if fresh and gen.device.type == 'cuda' and hasattr(gen, 'graphsafe_set_state'):
+        new = torch.Generator(device=gen.device)
+        new.set_state(rng)
+        gen.graphsafe_set_state(new)  # `set_state` alone would keep the state object a failed capture left capturing
+    else: gen.set_state(rng)
+
+# %% ../../nbs/75_rl.static_decode.ipynb #sd12b
+def _graphed(st: _Step, # the step, its tensors on a CUDA device
+             warmup: int = 2, # ordinary steps before the recording, on a side stream, then undone
+            ): # the graph's `replay`, or None
+    "A function replaying `st`'s step as a CUDA graph, or None (with one warning) when the step cannot be recorded."
+    gen, before = _generator(st.x.device), None
+    saved, rng = [t.clone() for t in _state(st)], gen.get_state()
     try:
+        before = torch.cuda.current_stream()
+        torch.cuda.synchronize()  # an idle device: nothing queued earlier runs during the warmup or the recording
         side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
+        side.wait_stream(before)
         with torch.cuda.stream(side):
             for _ in range(warmup): st()
-        torch.cuda.current_stream().wait_stream(side)
-        for t, s in zip(_state(st), saved): t.copy_(s)
+        before.wait_stream(side)
+        _put_back(st, saved, gen, rng)  # the warmup's draws undone too: the replays draw what eager steps would
+        torch.cuda.synchronize()
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g): st()
+        with torch.cuda.graph(g, capture_error_mode='thread_local'): st()  # other threads' calls cannot invalidate it
         return g.replay
     except Exception as e:
-        for t, s in zip(_state(st), saved): t.copy_(s)
+        if before is not None:
+            torch.cuda.set_stream(before)  # a failed `torch.cuda.graph` leaves its capture stream current
+            torch.cuda.synchronize()  # no warmup step still running on the side stream
+        _put_back(st, saved, gen, rng, fresh=True)
         warnings.warn(f'static_decode: the step could not be recorded as a CUDA graph, decoding without one '
                       f'({type(e).__name__}: {str(e)[:200]})')
         return None
