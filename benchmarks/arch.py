@@ -66,3 +66,17 @@ def build_arch(name, device, dtype):
     cfg._attn_implementation = 'sdpa'
     with torch.device(device): model = Qwen2_5_VLForConditionalGeneration._from_config(cfg, dtype=dtype)
     return model, tok, Qwen2VLImageProcessorPil(min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS)
+
+
+if __name__ == '__main__':  # a checkpoint folder of the architecture with random weights, for `vrag_train --policy`
+    import argparse
+    ap = argparse.ArgumentParser(description='write a released architecture with random weights as a checkpoint folder '
+                                             '(what `vrag_train --policy FOLDER` loads; nothing is downloaded)')
+    ap.add_argument('--arch', choices=sorted(ARCH), required=True)
+    ap.add_argument('--save', required=True, help='the folder to write: bf16 weights, tokenizer, image processor')
+    a = ap.parse_args()
+    model, tok, ip = build_arch(a.arch, 'cpu', torch.bfloat16)
+    model.save_pretrained(a.save)
+    tok.save_pretrained(a.save)
+    ip.save_pretrained(a.save)
+    print(f'{a.arch} with random weights in {a.save}')

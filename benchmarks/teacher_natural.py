@@ -65,8 +65,8 @@ def main():
                     for k, v in TEACHERS.items()}
         rows = []
         def play(exs, teacher):
-            out = play_group(None, codec, agent, exs, 1, game['turn_tokens'], game['response_length'], judge=judge,
-                             policy=teacher)
+            out = play_group(None, codec, agent, exs, 1, judge=judge, policy=teacher, turn_tokens=game['turn_tokens'],
+                             response_length=game['response_length'])
             if not rows: rows.extend(out)  # the first teacher's plays: every question
             return out
         kept, added = best_of(teachers, qa, play)

@@ -8,21 +8,35 @@
 It plays one step of `vlm_grpo.py` (4 questions x 4 rollouts, 4 turns of 128 tokens, VRAG-RL's pixel budget, the
 static decode path), then runs `grpo_update` on that step's 16 rollouts once per lever, side by side, in one process:
 `base` (what `vlm_grpo.py` times: 4 rows a micro-batch, gradient checkpointing), `split` (the same, with the time inside
-the vision tower, the language model's forward, the head and the backward measured apart, each after a device sync),
-`profile` (torch.profiler over one update: device time against host time, the top kernels and host ops), and each
-lever named in --levers. (`vision_once` was the measured lever behind `67_rl.update`'s `_frozen_inputs` and
-`_images_once`: since they landed, `base` runs the vision tower once per micro-batch, outside the backward pass.)
-Every lever's update starts from the same weights and optimiser state (a copy taken before
-the first), so the loss, KL and gradient norm of the levers can be compared: a lever that changes them is not a speed
-lever. Prints one JSON line (and writes it to --out).
+the vision tower, the language model's forward, the LM head's projections and the backward measured apart, each after a
+device sync), `profile` (torch.profiler over one update: device time against host time, the top kernels and host ops),
+and each lever named in --levers. Every lever's update starts from the same weights and optimiser state (a copy taken
+before the first), so the loss, KL and gradient norm of the levers can be compared: a lever that changes them is not a
+speed lever. Prints one JSON line (and writes it to --out).
+
+A caller of the library, as `vlm_grpo.py` is: the step is the trainer's own pieces called in its order
+(`TrainConfig`, `update.prepare_policy`, `rollout.game`, `rollout.play_group` with step 1's questions and seed,
+`update.grpo_update`), and nothing of the library is replaced. What it adds: the random-weight architectures
+(benchmarks/arch.py), the scripted actions (a callback's `after_replies`, `rl.callbacks`), the same update run once per
+lever from one saved state, the split timings (forward hooks on the model's modules; the backward from the first
+gradient at the LM head's output to the end of the backward pass, an autograd engine callback), and torch.profiler's
+tables. Since issue 78 `head` is the LM head's projections alone (before, all of `token_logprobs`: log-softmax and
+entropy too) and the policy loss is no longer timed apart (`loss`; under a millisecond). The `vision_once` lever is
+gone: it was the measured lever behind `67_rl.update`'s `_frozen_inputs` and `_images_once`, which `base` runs since
+they landed (the frozen vision tower once per micro-batch, outside the backward pass); results/update_step_h200.json
+keeps what it measured.
 """
-import argparse, contextlib, copy, json, math, sys, tempfile, time
+import argparse, contextlib, copy, json, math, random, sys, time
 from pathlib import Path
 import torch
+from torch.autograd import Variable
 from vrag_nb.core import MIN_PIXELS, MAX_PIXELS
 from vrag_nb.rl.grpo import resolve_device
 from vrag_nb.rl.toy_train import toy_corpus
-import vrag_nb.rl.rollout as rollout, vrag_nb.rl.trainer as trainer, vrag_nb.rl.update as update
+from vrag_nb.rl.callbacks import Callback, running
+from vrag_nb.rl.rollout import game, play_group
+from vrag_nb.rl.trainer import TrainConfig
+from vrag_nb.rl.update import grpo_update, prepare_policy
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from arch import ARCH, build_arch  # benchmarks/arch.py: the released sizes, random weights
 
@@ -30,9 +44,9 @@ ap = argparse.ArgumentParser()
 src = ap.add_mutually_exclusive_group(required=True)
 src.add_argument('--arch', choices=sorted(ARCH), help='that architecture with random weights')
 src.add_argument('--tiny', action='store_true', help='the tiny random Qwen2.5-VL on the CPU')
-ap.add_argument('--levers', default='vision_once,no_ckpt,no_ckpt+mt16k,vision_once+no_ckpt+mt16k',
-                help='comma-separated: vision_once (the frozen vision tower run once per image per update), no_ckpt '
-                     '(gradient checkpointing off), mtNk (micro_tokens N*1024), mbN (micro_batch N), joined with +')
+ap.add_argument('--levers', default='no_ckpt,no_ckpt+mt16k',
+                help='comma-separated: no_ckpt (gradient checkpointing off), mtNk (micro_tokens N*1024), mbN '
+                     '(micro_batch N), joined with +')
 ap.add_argument('--repeats', type=int, default=1, help='updates timed per lever')
 ap.add_argument('--no_profile', action='store_true')
 ap.add_argument('--levers_only', action='store_true', help='after the warm-up, only the levers (no base, split)')
@@ -56,106 +70,97 @@ def make():
 SCRIPT = ['<search>acmart template style</search>', '<bbox>[0, 0, 200, 200]</bbox>',
           '<search>table of typical commands</search>', '<answer>acmsmall</answer>']
 
-def scripted(generate):
-    "Generate as the step does, then play a scripted valid action (random weights never write one)."
-    def run(model, codec, rows, *args, **kw):
-        outs, vocab = generate(model, codec, rows, *args, **kw), model.config.get_text_config().vocab_size
-        reply = lambda r: codec.text(SCRIPT[min(len(r.images), len(SCRIPT) - 1)]) + [codec.im_end]
-        return [(reply(r), [-math.log(vocab)] * len(reply(r))) for r in rows]
-    return run
-rollout.generate_replies = scripted(rollout.generate_replies)
-
-@contextlib.contextmanager
-def vision_once(model):
-    "The frozen vision tower's output kept per pixel tensor: the policy's and the reference's passes share it."
-    vm = (model.get_base_model() if hasattr(model, 'get_base_model') else model).model
-    orig, kept = vm.get_image_features, []
-    def cached(pixel_values, image_grid_thw, **kw):  # the tensor is held: its identity cannot pass to another batch's
-        if not (kept and kept[0][0] is pixel_values):
-            with torch.no_grad(): kept[:] = [(pixel_values, orig(pixel_values, image_grid_thw, **kw))]
-        return kept[0][1]
-    vm.get_image_features = cached
-    try: yield
-    finally: vm.get_image_features = orig
+class Scripted(Callback):
+    """Random weights never write a valid action: each turn is generated as the step generates it, then a scripted valid
+    action is played in its place, its sampling log-probs log(1/vocabulary) (a random model's near-uniform ones)."""
+    def __init__(self, codec, vocab): self.codec, self.vocab = codec, vocab
+    def after_replies(self, rows, replies):
+        reply = lambda r: self.codec.text(SCRIPT[min(len(r.images), len(SCRIPT) - 1)]) + [self.codec.im_end]
+        return [(reply(r), [-math.log(self.vocab)] * len(reply(r))) for r in rows]
 
 @contextlib.contextmanager
 def split_timer(model, out):
-    "Seconds inside the vision tower, the language model's forward, the head and the backward, each after a sync."
+    """Seconds inside the vision tower, the language model's forward, the LM head's projections (forward hooks on those
+    modules) and the backward pass (from the first gradient reaching the head's output to the end of the backward, an
+    autograd engine callback), each after a device sync, summed into `out`."""
     base = model.get_base_model() if hasattr(model, 'get_base_model') else model
-    vm = base.model
-    def wrap(obj, name, key):
-        orig = getattr(obj, name)
-        def run(*args, **kw):
-            sync()
-            t0 = time.perf_counter()
-            try: return orig(*args, **kw)
-            finally:
-                sync()
-                out[key] = out.get(key, 0.0) + time.perf_counter() - t0
-        setattr(obj, name, run)
-        return lambda: setattr(obj, name, orig)
-    undo = [wrap(vm, 'get_image_features', 'vision'), wrap(vm.language_model, 'forward', 'lm_forward'),
-            wrap(update, 'policy_loss', 'loss'), wrap(update, 'token_logprobs', 'head'),
-            wrap(rollout, 'token_logprobs', 'head')]
-    orig_bwd = torch.Tensor.backward
-    def bwd(self, *args, **kw):
-        sync()
-        t0 = time.perf_counter()
-        try: return orig_bwd(self, *args, **kw)
-        finally:
-            sync()
-            out['backward'] = out.get('backward', 0.0) + time.perf_counter() - t0
-    torch.Tensor.backward = bwd
+    handles, t0 = [], {}
+    def timed(module, key):
+        def pre(*_): sync(); t0[key] = time.perf_counter()
+        def post(*_): sync(); out[key] = out.get(key, 0.0) + time.perf_counter() - t0.pop(key)
+        handles.extend([module.register_forward_pre_hook(pre), module.register_forward_hook(post)])
+    timed(base.model.visual, 'vision')
+    timed(base.model.language_model, 'lm_forward')
+    timed(base.lm_head, 'head')
+    def backward_end():
+        sync(); out['backward'] = out.get('backward', 0.0) + time.perf_counter() - t0.pop('backward')
+    def backward_start(grad):
+        if 'backward' in t0: return  # this backward pass is being timed already (the head runs in chunks)
+        sync(); t0['backward'] = time.perf_counter()
+        Variable._execution_engine.queue_callback(backward_end)  # runs when the whole backward pass has finished
+    def head_output(module, args, output):
+        if output.requires_grad: output.register_hook(backward_start)
+    handles.append(base.lm_head.register_forward_hook(head_output))
     try: yield
     finally:
-        torch.Tensor.backward = orig_bwd
-        for u in undo: u()
+        for h in handles: h.remove()
 
-def lever_settings(name, kw):
-    "The update's keywords and context for a lever name such as no_ckpt+mt16k."
-    kw, ctx, ckpt = dict(kw), [], True
+def lever_settings(name):
+    "The update's settings (`UpdateConfig` fields) and gradient checkpointing for a lever name such as no_ckpt+mt16k."
+    kw, ckpt = {}, True
     for part in name.split('+'):
-        if part == 'vision_once': ctx.append(vision_once)
-        elif part == 'no_ckpt': ckpt = False
+        if part == 'no_ckpt': ckpt = False
         elif part.startswith('mt') and part.endswith('k'): kw['micro_tokens'] = int(part[2:-1]) * 1024
         elif part.startswith('mb'): kw['micro_batch'] = int(part[2:])
+        elif part == 'vision_once':
+            raise SystemExit("vision_once is the library's update now (67_rl.update's _images_once): `base` runs it")
         elif part != 'base': raise SystemExit(f'unknown lever {part!r}')
-    return kw, ctx, ckpt
+    return kw, ckpt
 
 def set_checkpointing(model, on):
     base = model.get_base_model() if hasattr(model, 'get_base_model') else model
     if on: base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})
     else: base.gradient_checkpointing_disable()
 
+def one_step(model, tok, ip, idx, examples, c):
+    """Step 1 of `train_policy(c)` up to its update, from the library's pieces in the trainer's order: the policy
+    prepared (seeded as the trainer seeds it), the game, step 1's questions and seed, the rollouts (scripted actions),
+    the optimiser; LoRA's reference is its adapter off (no frozen copy). Returns (model, rows, codec, optimiser)."""
+    torch.manual_seed(c.seed)
+    model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers,
+                           c.packed_vision)
+    codec, agent = game(idx, tok, ip, c.rollout)
+    chosen = random.Random(f'{c.seed}:1').sample(examples, min(c.prompts, len(examples)))  # as the trainer draws step 1
+    with running([Scripted(codec, model.config.get_text_config().vocab_size)]):
+        rows = play_group(model, codec, agent, chosen, c.group, c.rollout, seed=c.seed * 1_000_003 + 1)
+    return model, rows, codec, torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=c.lr)
+
 RESULT = {}
 
-def measure(model, rows, codec, opt, ref, *args, **kw):
-    "Run in place of the trainer's update: every lever on the same rows, from the same weights and optimiser state."
+def measure(model, rows, codec, opt, ref, c):
+    "Every lever's update on the same rows, from the same weights and optimiser state."
     params = [p for p in model.parameters() if p.requires_grad]
     start = ([p.detach().clone() for p in params], copy.deepcopy(opt.state_dict()))
     def restore():
         with torch.no_grad():
             for p, w in zip(params, start[0]): p.copy_(w)
         opt.load_state_dict(copy.deepcopy(start[1]))
-    base_kw = dict(zip(('kl_coef', 'clip_ratio', 'micro_batch', 'micro_tokens'), args), **kw)
     lengths = [len(r.ids) for r in rows]
     cfg = (model.get_base_model() if hasattr(model, 'get_base_model') else model).config
     RESULT['attention'] = dict(text=cfg.get_text_config()._attn_implementation,
                                vision=getattr(getattr(cfg, 'vision_config', None), '_attn_implementation', None))
     RESULT.update(rows=len(rows), sequence_tokens=sum(lengths), longest=max(lengths),
-                  images=sum(len(r.images) for r in rows), base_settings={k: v for k, v in base_kw.items()
-                                                                          if isinstance(v, (int, float, bool))})
+                  images=sum(len(r.images) for r in rows),
+                  base_settings={k: v for k, v in vars(c.update).items() if isinstance(v, (int, float, bool))})
     runs = RESULT['levers'] = {}
-    def once(name, contexts=(), ckpt=True, **over):
+    def once(name, ckpt=True, **over):
         restore()
         set_checkpointing(model, ckpt)
         if dev.type == 'cuda': torch.cuda.reset_peak_memory_stats()
-        with contextlib.ExitStack() as st:
-            for c in contexts: st.enter_context(c(model))
-            sync()
-            t0 = time.perf_counter()
-            m = update.grpo_update(model, rows, codec, opt, ref, **{**base_kw, **over})
-            sync()
+        sync()
+        t0 = time.perf_counter()
+        m = grpo_update(model, rows, codec, opt, ref, c.update, **over)
+        sync()
         rec = dict(seconds=round(time.perf_counter() - t0, 3), seconds_ref=m['seconds_ref'],
                    seconds_update=m['seconds_update'], loss=m['loss'], kl=m['kl'], grad_norm=m['grad_norm'],
                    peak_gib=round(torch.cuda.max_memory_allocated() / 2**30, 2) if dev.type == 'cuda' else None)
@@ -184,26 +189,25 @@ def measure(model, rows, codec, opt, ref, *args, **kw):
                                              if dev.type == 'cuda' and e.device_type.name == 'CUDA'),
                                  top_device=top(dev_key), top_host=top('self_cpu_time_total'))
     for name in [n for n in a.levers.split(',') if n]:
-        kw2, ctx, ckpt = lever_settings(name, {})
+        over, ckpt = lever_settings(name)
         for _ in range(a.repeats):
-            try: once(name, ctx, ckpt, **kw2)
+            try: once(name, ckpt, **over)
             except torch.OutOfMemoryError as e:  # a lever over the card's memory is recorded, the others still run
                 runs.setdefault(name, []).append(dict(error=f'out of memory: {str(e)[:200]}'))
                 print(name, json.dumps(runs[name][-1]), file=sys.stderr, flush=True)
                 opt.zero_grad(set_to_none=True)
                 torch.cuda.empty_cache()
     restore()
-    set_checkpointing(model, True)
-    return update.grpo_update(model, rows, codec, opt, ref, *args, **kw)
+    set_checkpointing(model, c.gradient_checkpointing)
 
-trainer.grpo_update = measure
+for name in [n for n in a.levers.split(',') if n]: lever_settings(name)  # a bad lever name fails before the step
 idx, examples = toy_corpus()
 model, tok, ip = make()
 t0 = time.perf_counter()
-trainer.train_policy(tempfile.mkdtemp(), idx, examples, model, tok, ip, steps=1, lr=1e-6, micro_batch=4,
-                     lora={'r': 64, 'lora_alpha': 128}, gradient_checkpointing=True, response_length=2048,
-                     ckpt_every=1, carry_cache=True, static_decode=dev.type == 'cuda', log=lambda r: None, **shape,
-                     **pix)
+c = TrainConfig(steps=1, lr=1e-6, micro_batch=4, lora_r=64, gradient_checkpointing=True, response_length=2048,
+                carry_cache=True, static_decode=dev.type == 'cuda', **shape, **pix).resolved(model)
+model, rows, codec, opt = one_step(model, tok, ip, idx, examples, c)
+measure(model, rows, codec, opt, None, c)
 res = dict(model=a.arch or 'tiny-qwen2.5-vl', device=str(dev), dtype=str(dtype),
            device_name=torch.cuda.get_device_name() if dev.type == 'cuda' else None, **shape, pixels=pix, **RESULT,
            seconds_total=round(time.perf_counter() - t0, 1))

@@ -23,6 +23,8 @@ out of time is recorded (return code, seconds, the tail of its output) and the n
                 timed, and split into the vision tower, the language model's forward, the head and the backward
     learn_text  benchmarks/learn_text.py --smoke on cuda, when it has a --device flag and SmolLM2's weights are here
     toy_grpo    50 GRPO steps of the toy policy on cuda (`vrag_train --device cuda`)
+    vrag_train  `vrag_train` itself on the 3B VLM architecture (random weights written to a folder by
+                benchmarks/arch.py --save): 3 GRPO steps at the README's 3B step, LoRA r 64, on the toy index
 
 Without a CUDA device it says so and skips decode_step, vision_tower, update_step, vlm_grpo, learn_text and toy_grpo
 (recorded as skipped); setup, env and the notebooks still run. The JSON (--out) is rewritten after every part, so a
@@ -49,7 +51,10 @@ VLM_ARGS = ['--arch', 'qwen2.5-vl-3b', '--steps', '3', '--modes', 'lora', '--pat
 TOY_STEPS = 50
 # shares of the time left, per part kind
 WEIGHTS = {'nb': 1, 'decode_step': 4, 'vision_tower': 2, 'update_step': 4, 'vlm_grpo': 12, 'learn_text': 2,
-           'toy_grpo': 2}
+           'toy_grpo': 2, 'vrag_train': 6}
+# `vrag_train` on the 3B architecture: the README's 3B step (4 questions x 4 rollouts, 4 turns of 128 tokens), LoRA r 64
+TRAIN_ARGS = ['--steps', '3', '--prompts', '4', '--group', '4', '--max_turns', '4', '--turn_tokens', '128', '--lora_r',
+              '64', '--gradient_checkpointing', '--device', 'cuda', '--json', '--quiet']
 CARRY = '.gpu_carry'  # --prepare writes carry.tar.xz and manifest.json there; a GPU run unpacks the archive
 # what the GPU machine's image lacks (its package list, Nov 2026) and the parts import: vrag_nb's own imports (the toy
 # index's query embedder, MiniLM int8, included), then nbdev_test's (IPython without jedi, imported only to complete)
@@ -312,6 +317,13 @@ def plan(work: Path, py: list, cache: Path, vlm_args: list, only: list) -> list:
     parts.append(dict(name='toy_grpo', kind='toy_grpo', needs_cuda=True,
                       cmd=[*toy, '--algo', 'grpo', '--steps', TOY_STEPS, '--device', 'cuda', '--json', '--out',
                            work/'toy_grpo']))
+    train = launcher('vrag_train', 'vrag_nb.cli.train', 'vrag_train', work)
+    toy_index = cache/'toy'/'sample631-sample-sigconf'
+    save = [*py, 'benchmarks/arch.py', '--arch', 'qwen2.5-vl-3b', '--save', work/'qwen3b']
+    run = [*train, '--policy', work/'qwen3b', '--index', toy_index, '--questions', 'data/qa.json', *TRAIN_ARGS,
+           '--out', work/'vrag_train']
+    parts.append(dict(name='vrag_train', kind='vrag_train', needs_cuda=True,
+                      cmd=['sh', '-c', f'{show(save)} && {show(run)}']))
     for p in parts:
         p['weight'] = WEIGHTS[p['kind']]
         if only and not any(p['name'] == o or p['kind'] == o for o in only): p['skip'] = 'not asked for (--only)'

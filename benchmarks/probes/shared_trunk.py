@@ -38,7 +38,8 @@ model, tok, _ = load_policy(policy, device='cpu', dtype='float32')
 codec = ChatCodec(tok, None, system='You are a helpful assistant.', pages={(p.doc, p.page): p for p in idx.pages},
                   obs_chars=1000)
 agent = VRAGAgent(idx, None, max_steps=3, preset='vrag_nb')
-rows = play_group(model, codec, agent, train[:1], 8, 48, 1024, 0.7, 1.0, ANLSJudge(contains=True), 'vrag_rl', seed=0)
+rows = play_group(model, codec, agent, train[:1], 8, judge=ANLSJudge(contains=True), seed=0, turn_tokens=48,
+                  response_length=1024, temperature=0.7, top_p=1.0, preset='vrag_rl')
 for i, r in enumerate(rows): r.reward = float(i % 2)
 ref = prepare_policy(copy.deepcopy(model), trainable_layers=6).eval().requires_grad_(False)
 with torch.no_grad():

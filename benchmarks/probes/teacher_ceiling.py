@@ -70,7 +70,8 @@ def main():
         codec = ChatCodec(tok, None, pages={(p.doc, p.page): p for p in idx.pages}, obs_chars=a.obs_chars)
         agent = VRAGAgent(idx, None, max_steps=a.max_turns)
         teacher = concise(OfflinePolicy(idx.pages, idx.embedder, answerer=None, crop=True))  # the best sentence
-        rows = play_group(None, codec, agent, qa, 1, a.turn_tokens, a.response_length, judge=judge, policy=teacher)
+        rows = play_group(None, codec, agent, qa, 1, judge=judge, policy=teacher, turn_tokens=a.turn_tokens,
+                          response_length=a.response_length)
         s = policy_summary(rows)
         entry = dict(s, right=sum(r.parts['r_ans'] > 0 for r in rows))  # s: n, r_ans, r_pat, r_ret, crop_rate, ...
         if name in ('train', 'val'):

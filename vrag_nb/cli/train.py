@@ -142,7 +142,6 @@ class ProgressBar(Callback):
         self.bar = tqdm(total=total, initial=start, desc=desc, unit='step', file=self.file, dynamic_ncols=True)
     def before_run(self, config, start): self._bar(config.steps, start, config.algo.upper())
     def after_record(self, r):
-        if r['phase'] == 'sft_data': self.sft = 0
         if r['phase'] == 'sft':
             if r['step'] == 1: self._bar(None, 0, 'cold start')
             self.bar.set_postfix(loss=f"{r['loss']:.3f}", refresh=False)
@@ -168,13 +167,17 @@ class RunFiles(Callback):
 
 # %% ../../nbs/84_cli.train.ipynb #aa81d34f
 def _evaluator(out: Path, tok, ip, index, examples: list[dict], c: TrainConfig):
-    "evaluate(model, stage): the held-out questions played greedily; each question's result to `eval_<stage>.jsonl`."
+    """evaluate(model, stage): the held-out questions played greedily; each question's reward, its parts, the answer and
+    the policy's replies to `eval_<stage>.jsonl`."""
     from vrag_nb.rl.learn import evaluate_policy
     from vrag_nb.files import atomic_write
+    def row(r) -> dict:
+        t = r.trajectory or {}
+        return dict(uid=r.group, reward=r.reward, **r.parts, answer=t.get('answer'), error=t.get('error'),
+                    replies=[m['content'] for m in t.get('messages', []) if m['role'] == 'assistant'])
     def evaluate(model, stage):
         summary, rows = evaluate_policy(model, tok, ip, index, examples, c.rollout)
-        atomic_write(out/f'eval_{stage}.jsonl', ''.join(json.dumps(dict(
-            uid=r.group, reward=r.reward, **r.parts, answer=(r.trajectory or {}).get('answer'))) + '\n' for r in rows))
+        atomic_write(out/f'eval_{stage}.jsonl', ''.join(json.dumps(row(r)) + '\n' for r in rows))
         return summary
     return evaluate
 
