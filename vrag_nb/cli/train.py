@@ -4,7 +4,7 @@
 
 # %% ../../nbs/84_cli.train.ipynb #ebd03f40
 from __future__ import annotations
-import argparse, dataclasses, json, math, sys, time
+import argparse, dataclasses, json, sys, time
 from pathlib import Path
 from fastcore.docments import docments
 from ..rl.callbacks import Callback
@@ -87,15 +87,17 @@ def train_parser() -> argparse.ArgumentParser:
 
 def read_config(path: str | Path, # a YAML or JSON file of field: value pairs
                ) -> dict: # its fields
-    "A config file's fields; raises `ValueError` on a file that is not a mapping or names no field of the two configs."
+    "A config file's fields; raises `ValueError` on a file that is not a mapping, an unknown field or a bad value."
     import yaml
     text = Path(path).read_text()
     data = json.loads(text) if str(path).endswith('.json') else yaml.safe_load(text)
     if data is None: return {}
     if not isinstance(data, dict): raise ValueError(f'{path}: expected field: value pairs, got {type(data).__name__}')
-    known = {f.name for f in dataclasses.fields(RunConfig)} | {f.name for f in dataclasses.fields(TrainConfig)}
-    if bad := sorted(set(data) - known): raise ValueError(f'{path}: unknown fields {bad} (see vrag_train --help)')
-    return data
+    kinds = {f.name: f.type for cls in (RunConfig, TrainConfig) for f in dataclasses.fields(cls)}
+    if bad := sorted(set(data) - set(kinds)): raise ValueError(f'{path}: unknown fields {bad} (see vrag_train --help)')
+    # YAML reads `1e-4` as text: a text value is parsed as the flag's would be
+    try: return {k: _value(kinds[k])(v) if isinstance(v, str) else v for k, v in data.items()}
+    except argparse.ArgumentTypeError as e: raise ValueError(f'{path}: {e}') from None
 
 # %% ../../nbs/84_cli.train.ipynb #914b47e0
 def resolve(argv: list[str] | None = None, # the command line after the program name; None: `sys.argv[1:]`

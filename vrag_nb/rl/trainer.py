@@ -220,7 +220,7 @@ def _check_config(c) -> None:
         raise ValueError('sft_right_only judges played demonstrations: SFT conversations (sft_data) have no answer')
 
 # %% ../../nbs/68_rl.trainer.ipynb #cfg01
-CPU_LAYERS = 6 # layers trained on a CPU when `trainable_layers` is None (`benchmarks/lora_layers.py`)
+CPU_LAYERS = 6 # layers trained under LoRA on a CPU when `trainable_layers` is None (`benchmarks/lora_layers.py`)
 
 @dataclass
 class TrainConfig(UpdateConfig, RolloutConfig):
@@ -235,7 +235,8 @@ class TrainConfig(UpdateConfig, RolloutConfig):
     lora_r: int = 16 # LoRA rank (peft) on the trained layers' projections; 0: full fine-tuning (fp32 master weights)
     lora_alpha: float | None = None # LoRA's alpha; None: 2 x lora_r
     # the top this many language-model layers trained (their adapters under LoRA); None: every layer, but under LoRA
-    # on a CPU the top `CPU_LAYERS` (a SmolLM2 step with LoRA on all 30 costs 77 % more); the run records what it used
+    # on a CPU the top `CPU_LAYERS` (a SmolLM2 step with LoRA on all 30 costs 57 % more, its checkpoint 56 MB against
+    # 11: `benchmarks/lora_layers.py`); the run records what it used
     trainable_layers: int | None = None
     freeze_vision: bool = True # see `prepare_policy`
     gradient_checkpointing: bool = False # see `prepare_policy`
