@@ -31,7 +31,7 @@ A real checkpoint (--model) plays the real game. The carried path prefills each 
 whole group (`TurnCache(share_prefix=True)`, `shared_prefix_tokens` counts what that saved); --no_share_prefix
 prefills it for every rollout, as before. --split adds each step's seconds by part to its record (`split`), the device
 synchronised around each part: the vision tower in the rollout and in the update, the prefill, M-RoPE positions,
-decoding (static or dynamic), encoding the episodes' turns.
+decoding (static or dynamic), the CUDA graph's recording, the adapters' merge, encoding the episodes' turns.
 
 This script is a caller of the library: it builds a `TrainConfig` and calls `train_policy`, and observes through the
 trainer's callbacks (`rl.callbacks`), never by replacing library functions. What it adds: the random-weight
@@ -167,7 +167,8 @@ class Watch(Callback):
 
 
 # the parts --split times (`rl.callbacks.span` names in the library): generate holds prefill, positions and decoding
-SPLIT_PARTS = ('generate', 'prefill', 'positions', 'static_decode', 'dynamic_decode', 'encode_turns')
+SPLIT_PARTS = ('generate', 'prefill', 'positions', 'static_decode', 'graph_record', 'fixed_from', 'dynamic_decode',
+               'encode_turns', 'merge')
 codec_of = [None]  # the run's codec, for the scripted replies: the tokenizer's, built as the trainer builds it
 
 runs = {}

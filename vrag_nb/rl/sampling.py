@@ -9,6 +9,7 @@ import torch
 from transformers import AttentionInterface, DynamicCache, LogitsProcessor, SuppressTokensLogitsProcessor
 from transformers.cache_utils import DynamicLayer
 from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+from .callbacks import span
 
 # %% auto #0
 __all__ = ['ChosenLogprobs', 'suppress', 'merged_adapter', 'mrope_index', 'token_positions', 'last_logits', 'sample_tokens',
@@ -58,11 +59,12 @@ def merged_adapter(model, # a peft LoRA model (anything else: left as it is)
     from peft.tuners.lora import LoraLayer
     saved = [(m, m.get_base_layer().weight.data) for m in model.modules() if isinstance(m, LoraLayer) and not m.merged]
     try:
-        with torch.no_grad():
+        with span('merge'), torch.no_grad():
             for m, _ in saved: m.merge(safe_merge=True)  # into a copy: the original tensor is left untouched
         yield model
     finally:
-        for m, w in saved: m.get_base_layer().weight.data, m.merged_adapters = w, []
+        with span('merge'):
+            for m, w in saved: m.get_base_layer().weight.data, m.merged_adapters = w, []
 
 # %% ../../nbs/65_rl.sampling.ipynb #smp21
 def mrope_index(model, # a transformers LM or Qwen-VL-family VLM (or a peft model over one)

@@ -8,6 +8,7 @@ import warnings
 import torch
 from transformers.cache_utils import Cache, CacheLayerMixin
 from .sampling import check_draw, pick_tokens, warpers
+from .callbacks import span
 
 # %% auto #0
 __all__ = ['FixedCache', 'fixed_from', 'static_decode']
@@ -182,11 +183,11 @@ def static_decode(model, # a transformers LM or Qwen-VL-family VLM (or a peft mo
     if graph is None: graph = dev.type == 'cuda'
     if graph and dev.type != 'cuda': raise ValueError(f'graph=True needs a CUDA device, the batch is on {dev}')
     dtype = next(model.parameters()).dtype
-    fixed = fixed_from(cache, max_new_tokens, dtype)
+    with span('fixed_from'): fixed = fixed_from(cache, max_new_tokens, dtype)
     pos = xp[..., -1:] + 1 if xp.dim() == 2 else (xp[..., -1:].amax(0, keepdim=True) + 1).expand(3, -1, -1)
     st = _Step(model, fixed, att, pos, first, stop_ids, pad_id, max_new_tokens, temperature, top_p, banned, draw)
     st.take(first.float())
-    step = (_graphed(st) if graph and max_new_tokens > 1 else None) or st
+    with span('graph_record'): step = (_graphed(st) if graph and max_new_tokens > 1 else None) or st
     done = 1
     while done < max_new_tokens:
         for _ in range(min(check_every, max_new_tokens - done)):
