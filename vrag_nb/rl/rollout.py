@@ -149,10 +149,6 @@ def generate_replies(model, # a transformers LM or VLM (or a peft model over one
 def _sync(codec, ep, r, synced):
     """Encode what the episode added since message `synced` (the model's replies are already in), open the assistant
     turn; returns the new count."""
-    with span('encode_turns'): return _encode_new(codec, ep, r, synced)
-
-def _encode_new(codec, ep, r, synced):
-    "`_sync`'s work."
     msgs = ep.next_messages()
     for m in msgs[synced:]:
         if m['role'] == 'assistant': continue
@@ -300,7 +296,7 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
     while live := [x for x in runs if not x['ep'].done]:
         ask = []
         for x in live:
-            x['synced'] = _sync(codec, x['ep'], x['r'], x['synced'])
+            with span('encode_turns'): x['synced'] = _sync(codec, x['ep'], x['r'], x['synced'])
             if x['turn'] == 0: x['r'].n_prompt = len(x['r'].ids)
             if x['r'].budget_used >= c.response_length: x['ep'].fail('response budget spent')
             else: ask.append(x)

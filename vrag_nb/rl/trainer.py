@@ -301,10 +301,6 @@ def _trunk(model, image_processor, c: TrainConfig) -> int | None:
                          'no lora) and carry_cache')
     return keep
 
-def _game(index, tokenizer, image_processor, c: TrainConfig) -> tuple:
-    "The game a run plays: (codec of its messages, the agent over `index`) from its settings (`rollout.game`)."
-    return game(index, tokenizer, image_processor, c.rollout)
-
 def _fresh_start(out: Path, model, codec: ChatCodec, agent: VRAGAgent, index, examples: list[dict], # the run
                  c: TrainConfig, judge, demo_policy, evaluate, emit, # as `train_policy`'s
                 ) -> tuple: # (model, optimiser, KL reference or None)
@@ -400,7 +396,7 @@ def _train(out, index, examples, model, tokenizer, image_processor, c, judge, de
     torch.manual_seed(c.seed)
     model = prepare_policy(model, c.lora, c.freeze_vision, c.gradient_checkpointing, c.trainable_layers,
                            c.packed_vision)
-    keep, (codec, agent) = _trunk(model, image_processor, c), _game(index, tokenizer, image_processor, c)
+    keep, (codec, agent) = _trunk(model, image_processor, c), game(index, tokenizer, image_processor, c.rollout)
     ckpt, cpath, history, start = out/'checkpoint.pt', out/'config.json', [], 0
     emit = _recorder(out, history)
     if ckpt.exists():

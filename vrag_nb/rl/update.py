@@ -16,7 +16,6 @@ from .codec import ChatCodec
 from .sampling import output_of
 from .trunk import frozen_trunk, shared_trunk, from_trunk, ref_from_trunk, kept_trunk, trunk_batch
 from .vision_attention import packed_vision as _packed_vision  # the argument of the same name shadows it
-from .callbacks import span
 
 # %% auto #0
 __all__ = ['PROJ', 'lora_targets', 'prepare_policy', 'load_policy', 'stack_adapter', 'micro_batches', 'UpdateConfig',
@@ -92,10 +91,9 @@ def prepare_policy(model, # a transformers LM or VLM, on its device, in float32 
             for n, p in model.named_parameters():
                 if 'visual' in n.split('.'): p.requires_grad_(False)
         if trainable_layers is not None:  # the backward pass then stops at the lowest trained layer
-            layer = _layer_of
-            top = set(sorted({layer(n) for n, _ in model.named_parameters()} - {None})[-trainable_layers:])
-            final_norm = lambda n: n.endswith('norm.weight') and layer(n) is None and 'visual' not in n.split('.')
-            for n, p in model.named_parameters(): p.requires_grad_(layer(n) in top or final_norm(n))
+            top = set(sorted({_layer_of(n) for n, _ in model.named_parameters()} - {None})[-trainable_layers:])
+            final_norm = lambda n: n.endswith('norm.weight') and _layer_of(n) is None and 'visual' not in n.split('.')
+            for n, p in model.named_parameters(): p.requires_grad_(_layer_of(n) in top or final_norm(n))
     if gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})
         _frozen_inputs(model)
