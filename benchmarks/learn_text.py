@@ -44,7 +44,10 @@ every run starts from it; `train_policy` draws each step's questions from the ba
 --band_every steps (on --band_refresh_pool fresh questions, default --band_pool). The --probes training probes are
 drawn once (seed 0) from that first band. Every --eval_every steps a run plays the validation split and the probes; the
 held-out sets only at its last step. summary.json (`report_natural`) lists every run with its status, per finished run
-the held-out questions gained and lost with McNemar's exact p, and the plan's goals clause by clause (`natural_goals`).
+the held-out questions gained and lost with McNemar's exact p, and the plan's goals clause by clause (`natural_goals`);
+the step profile of --profile_out, made on generated questions with other settings, is kept apart and marked so
+(`step_profile_generated_questions`). Summaries and evaluation files record paths relative to the repository or
+with `~` for the home folder (`cold_start.portable`).
 
 A caller of the library: every training setting is a `TrainConfig` field and its flag comes from the dataclass
 (`cli.train.add_flags`); `BENCH` holds this benchmark's values where they differ from the library's defaults (full
@@ -73,7 +76,7 @@ from vrag_nb.rl.trainer import TrainConfig, cannot_go_on, train_policy
 from vrag_nb.rl.update import load_policy
 from vrag_nb.rl.learn import evaluate_policy
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/, however this is run
-from cold_start import index_for  # noqa: E402 -- benchmarks/, beside this script
+from cold_start import index_for, portable  # noqa: E402 -- benchmarks/, beside this script
 
 HELD = ('rdocs', 'unseen')  # the held-out sets: nothing is chosen on them
 SHOW = 3  # held-out questions (the first of qa_rdocs.json) whose trajectories each evaluation keeps
@@ -237,8 +240,8 @@ def main(argv: list | None = None):
     # natural: every --eval_every steps the validation split and the probes; the held-out sets at the last step only
     sets_at = lambda upto: eval_sets if not natural or upto == a.steps else {
         k: v for k, v in eval_sets.items() if k not in HELD}
-    # what each evaluation file must have been made with (a change starts the run over)
-    same = dict(settings, cold_start=a.cold_start, eval_every=a.eval_every,
+    # what each evaluation file must have been made with (a change starts the run over); paths `portable`
+    same = dict(settings, cold_start=portable(a.cold_start), eval_every=a.eval_every,
                 sets={k: [e['uid'] for e in q] for k, (_, q) in {**eval_sets, 'val': (None, val_qa)}.items()},
                 **({'questions': 'natural'} if natural else {}))
 
@@ -257,7 +260,7 @@ def main(argv: list | None = None):
         "The evaluations a run has recorded with these settings (an evaluation file made otherwise is set aside)."
         p = out/f'evals_{name}.jsonl'
         rows = read_jsonl(p) if p.exists() else []
-        if rows and rows[0].get('settings') != same:
+        if rows and {k: portable(v) for k, v in (rows[0].get('settings') or {}).items()} != same:
             p.rename(p.with_suffix('.jsonl.old')); log(f'{p}: made with other settings, set aside'); rows = []
         return rows
 
@@ -340,11 +343,11 @@ def initial_band(a, cfg, out: Path, idx, qa: list, judge, game: dict, log) -> di
     record `train_policy` reads from band.jsonl."""
     from vrag_nb.rl.rollout import game as make_game, play_group
     from vrag_nb.rl.band import pass_rates
-    want = dict(cold_start=a.cold_start, samples=a.band_samples, pool=a.band_pool, temperature=cfg.temperature,
-                questions=len(qa), **game)
+    want = dict(cold_start=portable(a.cold_start), samples=a.band_samples, pool=a.band_pool,
+                temperature=cfg.temperature, questions=len(qa), **game)
     path = out/'band_initial.jsonl'
     done = read_jsonl(path) if path.exists() else []
-    if done and done[0].get('settings') != want:
+    if done and {k: portable(v) for k, v in (done[0].get('settings') or {}).items()} != want:
         path.rename(path.with_suffix('.jsonl.old')); log(f'{path}: measured with other settings, set aside'); done = []
     if not done:
         path.write_text(json.dumps(dict(settings=want)) + '\n'); done = [dict(settings=want)]
@@ -432,16 +435,17 @@ def report_natural(a, out: Path, log):
     kl = json.loads((out/'kl_choice.json').read_text()) if (out/'kl_choice.json').exists() else None
     res = dict(
         model='SmolLM2-135M-Instruct', judge='anls>=0.5 or contains the reference (offline stand-in, not an LLM judge)',
-        plan=str(out/'README.md'),
-        settings={k: v for k, v in vars(a).items() if k not in ('out', 'work', 'report', 'runs', 'lost', 'why')},
+        plan=portable(str(out/'README.md')),
+        settings={k: portable(v) for k, v in vars(a).items()
+                  if k not in ('out', 'work', 'report', 'runs', 'lost', 'why')},
         band=dict(measured=len(rates), inside=sum(0 < v < 1 for v in rates.values()),
                   always_right=sum(v == 1 for v in rates.values()), never_right=sum(v == 0 for v in rates.values())),
         probes=cold['sets']['train']['n'], kl_choice=kl, runs=runs, by_seed=by_seed, ci90=ci90, goals=goals,
-        profile=profile_summary(prof, part, a.profile_out),
-        command='.venv/bin/python benchmarks/learn_text.py --questions natural --cold_start ' + a.cold_start
+        step_profile_generated_questions=profile_elsewhere(prof, part, a.profile_out, a),
+        command='.venv/bin/python benchmarks/learn_text.py --questions natural --cold_start ' + portable(a.cold_start)
                 + ''.join(f' --{k} {v}' for k in ('kl_coef', 'sampler_dtype', 'draw')
                           if (v := getattr(a, k, None)) is not None)
-                + f' --out {out}')
+                + f' --out {portable(str(out))}')
     (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
     if not any(len(cv) > 1 for cv in curves.values()):  # no run read yet: no picture of empty axes
         (out/'curves.png').unlink(missing_ok=True)
@@ -567,16 +571,17 @@ def report(a, out: Path, log):
     kl = json.loads((out/'kl_choice.json').read_text()) if (out/'kl_choice.json').exists() else None
     res = dict(
         model='SmolLM2-135M-Instruct', judge='anls>=0.5 or contains the reference (offline stand-in, not an LLM judge)',
-        settings={k: v for k, v in vars(a).items() if k not in ('out', 'work', 'report', 'runs', 'lost', 'why')},
+        settings={k: portable(v) for k, v in vars(a).items()
+                  if k not in ('out', 'work', 'report', 'runs', 'lost', 'why')},
         kl_choice=kl, by_seed=by_seed, ci90=ci90,
         heldout_r_ans={f'{algo}_seed{s}': [dict(step=r['step'], r_ans=pooled(r, HELD),
                                                 train=r['sets']['train']['r_ans']) for r in c]
                        for (algo, s), c in curves.items() if len(c) > 1},
         profile=profile_summary(prof, part, a.profile_out),
-        command='.venv/bin/python benchmarks/learn_text.py --cold_start ' + a.cold_start
+        command='.venv/bin/python benchmarks/learn_text.py --cold_start ' + portable(a.cold_start)
                 + ''.join(f' --{k} {v}' for k in ('kl_coef', 'sampler_dtype', 'draw')
                           if (v := getattr(a, k, None)) is not None)
-                + (' --reuse_trunk' if getattr(a, 'reuse_trunk', False) else '') + f' --out {out}')
+                + (' --reuse_trunk' if getattr(a, 'reuse_trunk', False) else '') + f' --out {portable(str(out))}')
     (out/'summary.json').write_text(json.dumps(res, indent=1) + '\n')
     from matplotlib.figure import Figure
     fig = Figure(figsize=(12, 3.4)); axs = fig.subplots(1, 3)
@@ -619,6 +624,20 @@ def profile_summary(prof: dict, part, source: str) -> dict:
         res['after'] = dict(part(prof[best]['median']), path=best, levers=levers,
                             speedup_per_rollout=prof[best].get('speedup_per_rollout'))
     return dict(res, source=source) if res else {}
+
+
+def profile_elsewhere(prof: dict, part, source: str, a) -> dict:
+    """`profile_summary` of --profile_out for the natural runs' summary, marked as what it is: steps timed by the former
+    --profile mode on generated questions with that profile's own settings, not these runs' settings or speed."""
+    res = profile_summary(prof, part, source)
+    if not res: return {}
+    s, run = prof.get('settings', {}), lambda k: getattr(a, k, getattr(TrainConfig(), k, None))  # typed or default
+    note = (f"not these runs: steps timed on generated questions by the former --profile mode, with that profile's "
+            f"settings ({s.get('obs_chars')}-character views, a {s.get('response_length')}-token budget); these runs "
+            f"read {run('obs_chars')}-character views in a {run('response_length')}-token budget, sampler_dtype "
+            f"{run('sampler_dtype')}, draw {run('draw')}, and their steps' times are the `seconds` of "
+            "metrics_<run>.jsonl")
+    return dict(note=note, **res)
 
 
 if __name__ == '__main__': main()

@@ -24,7 +24,7 @@ def free_port():
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 def small_copies(art: Path, dest: Path) -> list[str]:
-    """The widget screenshots at most 720 pixels wide, in 128 colours (a screenshot of flat widgets keeps its look), as
+    """The widget screenshots at most 720 pixels wide, in 64 colours (a screenshot of flat widgets keeps its look), as
     PNGs in `dest`."""
     from PIL import Image
     dest.mkdir(parents=True, exist_ok=True); out = []
@@ -35,7 +35,7 @@ def small_copies(art: Path, dest: Path) -> list[str]:
     ]:
         im = Image.open(art / src).convert('RGB')
         im.thumbnail((720, 10_000))
-        im.quantize(128, method=Image.Quantize.MEDIANCUT).save(dest / name, optimize=True)
+        im.quantize(64, method=Image.Quantize.MEDIANCUT).save(dest / name, optimize=True)
         out.append(str(dest / name))
     return out
 

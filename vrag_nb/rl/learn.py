@@ -11,7 +11,7 @@ import numpy as np
 from .rollout import RolloutConfig, TokenRollout, game, play_group
 
 # %% auto #0
-__all__ = ['policy_summary', 'evaluate_policy', 'concise', 'best_of', 'save_policy', 'plot_policy_metrics']
+__all__ = ['policy_summary', 'evaluate_policy', 'sampled_pass_rates', 'concise', 'best_of', 'save_policy', 'plot_policy_metrics']
 
 # %% ../../nbs/69_rl.learn.ipynb #7481ea17
 def policy_summary(rows: list[TokenRollout], # scored rollouts (`play_group`)
@@ -46,6 +46,35 @@ def evaluate_policy(
     for i in range(0, len(examples), batch):
         rows += play_group(model, codec, agent, examples[i : i + batch], 1, c, judge)
     return policy_summary(rows), rows
+
+# %% ../../nbs/69_rl.learn.ipynb #c97bf698
+def sampled_pass_rates(
+                       # the policy (see `trainer.load_policy`); no image processor: a text LM
+                       model, tokenizer, image_processor,
+                       index, # a `PageIndex`: the corpus the questions are about
+                       examples: list[dict], # unified-format QA examples over it (distinct uids)
+                       samples: int = 16, # rollouts a question
+                       config: RolloutConfig | None = None, # the game's settings, sampled at its `temperature` (> 0)
+                       judge=None, # the answer judge; None: `rewards.ANLSJudge()`
+                       seed: int = 0, # the draws: each call of `play_group` seeded from it
+                       batch: int = 1, # questions played together (`samples` rollouts each)
+                       progress: bool = False, # a tqdm bar over the questions
+                       **settings, # `RolloutConfig` fields over `config`; `TypeError` on any other
+                      ) -> dict[str, float]: # question uid -> share of its `samples` rollouts answered right, [0, 1]
+    """Each question's pass rate under the policy's own sampling, the reading of the overfit check (can GRPO raise the
+    pass rate of the questions it trains on?); raises `ValueError` on a temperature of 0 (greedy play is
+    `evaluate_policy`'s) or on repeated uids."""
+    from tqdm.auto import tqdm
+    from vrag_nb.rl.band import pass_rates
+    c = replace(config or RolloutConfig(), **settings)
+    if c.temperature <= 0: raise ValueError('a pass rate samples: temperature must be > 0 (greedy is evaluate_policy)')
+    if len({e['uid'] for e in examples}) < len(examples): raise ValueError('examples repeat a uid: one rate each')
+    codec, agent, rates = *game(index, tokenizer, image_processor, c), {}
+    for i in tqdm(range(0, len(examples), batch), desc='pass rates', disable=not progress):
+        rows = play_group(model, codec, agent, examples[i : i + batch], samples, c, judge, seed=seed * 1_000_003 + i)
+        rates.update(pass_rates(rows))
+    return rates
+
 
 # %% ../../nbs/69_rl.learn.ipynb #con02
 def concise(policy, # messages -> reply text: a demonstrator (e.g. `agent.offline.OfflinePolicy`)

@@ -13,7 +13,7 @@ from ..agent.loop import VRAGAgent
 from .grpo import token_mean
 from .rollout import RolloutConfig, TokenRollout, game, play_group, collate, sequence_logprobs
 from .codec import ChatCodec
-from .band import band_for_step, dynamic_sampling
+from .band import band_for_step, dynamic_sampling, pass_rates
 from .trunk import frozen_trunk
 from .update import UpdateConfig, grpo_update, prepare_policy, stack_adapter
 from .sampling import sampler_copy, sync_sampler
@@ -43,7 +43,7 @@ def sft_step(model, # the policy
 
 # %% ../../nbs/68_rl.trainer.ipynb #8f331afc
 def _summary(rows) -> dict:
-    "Reward, its parts and what the rollouts did."
+    "Reward, its parts, each question's pass rate and what the rollouts did."
     ev = lambda r, k: sum(e['event'] == k for e in r.trajectory['events'])
     return dict(
         rollouts=len(rows),
@@ -56,6 +56,7 @@ def _summary(rows) -> dict:
         turns=float(np.mean([max(r.turns, default=-1) + 1 for r in rows])),
         response_tokens=float(np.mean([sum(r.mask) for r in rows])),
         pruned=float(np.mean([x for r in rows for x in r.pruned] or [0.0])),
+        pass_rates=pass_rates(rows),  # question uid -> share of its rollouts answered right (the overfit check's curve)
     )
 
 # %% ../../nbs/68_rl.trainer.ipynb #5551b73c
