@@ -295,11 +295,12 @@ class TrainConfig(UpdateConfig, RolloutConfig):
 # %% ../../nbs/68_rl.trainer.ipynb #trnhlp1
 def _trunk(model, image_processor, c: TrainConfig) -> int | None:
     """The decoder layer the update's passes start at (`reuse_trunk`), or None; raises `ValueError` unless the policy is
-    a text LM trained in full above frozen bottom layers, with the cache carried."""
+    a text LM above frozen bottom layers (trained in full or under LoRA, `trainable_layers` below its layer count),
+    with the cache carried."""
     keep = frozen_trunk(model) if c.reuse_trunk else None
     if c.reuse_trunk and (not keep or image_processor is not None or not c.carry_cache):
-        raise ValueError('reuse_trunk needs a text LM trained in full with frozen bottom layers (trainable_layers, '
-                         'no lora) and carry_cache')
+        raise ValueError('reuse_trunk needs a text LM with frozen bottom layers (trainable_layers below its layers, '
+                         'in full or under lora) and carry_cache')
     return keep
 
 def _fresh_start(out: Path, model, codec: ChatCodec, agent: VRAGAgent, index, examples: list[dict], # the run

@@ -8,23 +8,42 @@ import torch
 from .rollout import TokenRollout, compute_context, token_logprobs
 
 # %% auto #0
-__all__ = ['frozen_trunk', 'shared_trunk', 'from_trunk', 'ref_from_trunk', 'kept_trunk', 'trunk_batch']
+__all__ = ['frozen_trunk', 'adapter_free_trunk', 'shared_trunk', 'from_trunk', 'ref_from_trunk', 'kept_trunk', 'trunk_batch']
 
 # %% ../../nbs/76_rl.trunk.ipynb #upd_tr02
-def frozen_trunk(model, # the policy
-                ) -> int: # bottom decoder layers frozen with the token embeddings (0: none, a VLM or a peft model)
-    """How many bottom decoder layers of a text LM trained in full (`prepare_policy(trainable_layers=)`) are frozen,
-    with its token embeddings: what they output on a sequence never changes, so a pass may start above them."""
-    pm = getattr(model, 'model', None)
-    if hasattr(model, 'peft_config') or not (hasattr(pm, 'layers') and hasattr(pm, 'embed_tokens')): return 0
-    if any(p.requires_grad for p in pm.embed_tokens.parameters()): return 0
+def _decoder(model, # a transformers model, or a peft model over one
+            ):
+    "A text LM's decoder stack (`model.model`: token embeddings and layers), under a peft wrapper too; None for a VLM."
+    base = model.get_base_model() if hasattr(model, 'get_base_model') else model
+    pm = getattr(base, 'model', None)
+    return pm if hasattr(pm, 'layers') and hasattr(pm, 'embed_tokens') else None
+
+def frozen_trunk(model, # the policy: a text LM, trained in full or a peft LoRA model over one
+                ) -> int: # bottom decoder layers frozen with the token embeddings (0: none, or a VLM)
+    """How many bottom decoder layers of a text LM are frozen, with its token embeddings: below the lowest layer
+    trained in full (`prepare_policy(trainable_layers=)`) or holding a trainable LoRA adapter (`prepare_policy(lora=,
+    trainable_layers=)`). What they output on a sequence never changes, so a pass may start above them."""
+    pm = _decoder(model)
+    if pm is None or any(p.requires_grad for p in pm.embed_tokens.parameters()): return 0
     return next((i for i, l in enumerate(pm.layers) if any(p.requires_grad for p in l.parameters())), len(pm.layers))
+
+def adapter_free_trunk(model, # a peft LoRA model over a text LM
+                      ) -> int: # bottom decoder layers without an adapter, with the token embeddings (0: none)
+    """How many bottom decoder layers of a peft model, with its token embeddings, hold no adapter at all (trained or
+    frozen): there its reference view (`67_rl.update._reference_view`: adapters off, or the cold start's alone)
+    computes what the policy computes, so the reference pass may start from the policy's states."""
+    from peft.tuners.tuners_utils import BaseTunerLayer
+    pm = _decoder(model) if hasattr(model, 'peft_config') else None
+    adapted = lambda m: any(isinstance(x, BaseTunerLayer) for x in m.modules())
+    if pm is None or adapted(pm.embed_tokens): return 0
+    return next((i for i, l in enumerate(pm.layers) if adapted(l)), len(pm.layers))
 
 def shared_trunk(model, # the policy: a text LM (a VLM or a peft model shares nothing)
                  ref, # its frozen reference (a full model), or None
                 ) -> int: # bottom decoder layers the two share (0: none)
     """How many bottom decoder layers, with the token embeddings, the policy keeps frozen and the reference holds with
-    the same weights: their output is the same for both, so the reference pass may start from the policy's."""
+    the same weights: their output is the same for both, so the reference pass may start from the policy's. (A peft
+    policy's reference is itself with its adapters off: `adapter_free_trunk`.)"""
     if ref is None or type(ref) is not type(model) or hasattr(model, 'peft_config'): return 0
     # the trunk's output must be what the reference's own pass would compute: the same compute dtype (bf16 autocast)
     if getattr(model, 'vrag_compute_dtype', None) != getattr(ref, 'vrag_compute_dtype', None): return 0
@@ -36,7 +55,7 @@ def shared_trunk(model, # the policy: a text LM (a VLM or a peft model shares no
     ref._vrag_trunk = (id(model), k, same)
     return k if same else 0
 
-def from_trunk(model, # a text LM (or its frozen reference) with `model.model.layers`
+def from_trunk(model, # a text LM (or its frozen reference), or a peft model over one: its layers run with adapters
                hidden: torch.Tensor, # [B, T, d] the input of decoder layer `k` over the batch
                b: dict, # the batch (`rollout.collate`), on the model's device
                codec, # the rows' encoding (`ChatCodec`)
@@ -44,9 +63,9 @@ def from_trunk(model, # a text LM (or its frozen reference) with `model.model.la
                temperature: float, # the sampling temperature the log-probs are taken at
                with_entropy: bool = False, # also each scored token's entropy, nats
               ) -> tuple: # (log π [B, T] float32 on loss-mask tokens, entropies [B, T] or None)
-    """Log-probs (and entropies) from the input of decoder layer `k`, `hidden` [B, T, d]: the layers from `k`, the norm
-    and the head."""
-    rm = model.model
+    """Log-probs (and entropies) from the input of decoder layer `k`, `hidden` [B, T, d]: the layers from `k` (a peft
+    model's with their active adapters), the norm and the head."""
+    rm = _decoder(model)
     layers = rm.layers
     rm.layers = layers[k:]
     try:
@@ -55,7 +74,7 @@ def from_trunk(model, # a text LM (or its frozen reference) with `model.model.la
     finally: rm.layers = layers
     return token_logprobs(model, h, b, codec, with_entropy, temperature=temperature)
 
-def ref_from_trunk(ref, # the frozen reference model
+def ref_from_trunk(ref, # the frozen reference model (or a peft policy in its reference view)
                    hidden: torch.Tensor, # [B, T, d] the shared trunk's output: the input of decoder layer `k`
                    b: dict, # the batch (`rollout.collate`), on the reference's device
                    codec, # the rows' encoding (`ChatCodec`)

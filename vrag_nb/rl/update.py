@@ -14,7 +14,8 @@ from .ggpo import ggpo_response_mask
 from .rollout import TokenRollout, collate, compute_context, sequence_logprobs, token_logprobs
 from .codec import ChatCodec
 from .sampling import output_of
-from .trunk import frozen_trunk, shared_trunk, from_trunk, ref_from_trunk, kept_trunk, trunk_batch
+from .trunk import (
+    adapter_free_trunk, frozen_trunk, shared_trunk, from_trunk, ref_from_trunk, kept_trunk, trunk_batch)
 from .vision_attention import packed_vision as _packed_vision  # the argument of the same name shadows it
 
 # %% auto #0
@@ -270,18 +271,21 @@ def _images_once(model, # the policy
 # %% ../../nbs/67_rl.update.ipynb #upd_ps01
 def _passes(model, ref, b, codec, rows, kept, trunk, kl_term, kl_coef, temp):
     """One micro-batch's passes: the policy's log-probs and entropies (with grad) and the reference's log-probs (None
-    without a KL term), from the states the sampler kept (`kept`, the reference's too where it shares them), from the
-    tokens with the reference's pass starting at the shared trunk's output (`trunk`), or both from the tokens. Returns
+    without a KL term), from the states the sampler kept (`kept`, the reference's too where it shares them: `trunk`
+    layers, a frozen copy's shared trunk or a LoRA policy's layers without an adapter), from the tokens with the
+    reference's pass starting at the shared trunk's output (`trunk`, a frozen copy's), or both from the tokens. Returns
     (log-probs, entropies, reference log-probs, seconds of the policy's forward, seconds of the reference's)."""
     t0 = time.perf_counter()
     if kept:
         hidden = trunk_batch(rows, b['input_ids'].shape[1], b['input_ids'].device, next(model.parameters()).dtype)
-        lp, ent = from_trunk(model, hidden, b, codec, kept, temp, with_entropy=True)
-        t1 = time.perf_counter()
         if not kl_term: ref_lp = None
-        elif trunk >= kept: ref_lp = ref_from_trunk(ref, hidden, b, codec, kept, temp)
+        elif trunk >= kept and ref is not None: ref_lp = ref_from_trunk(ref, hidden, b, codec, kept, temp)
+        elif trunk >= kept:  # a LoRA policy's reference view: the policy itself below its lowest adapter
+            with _reference_view(model): ref_lp = ref_from_trunk(model, hidden, b, codec, kept, temp)
         else: ref_lp = _ref_logprobs(model, ref, b, codec, temp)
-        return lp, ent, ref_lp, t1 - t0, time.perf_counter() - t1
+        t1 = time.perf_counter()  # the reference first: the view toggles the adapters before the policy's graph exists
+        lp, ent = from_trunk(model, hidden, b, codec, kept, temp, with_entropy=True)
+        return lp, ent, ref_lp, time.perf_counter() - t1, t1 - t0
     if trunk:  # the policy's pass first; the reference's starts from its trunk's output
         with output_of(model.model.layers[trunk - 1]) as out:
             lp, ent = sequence_logprobs(model, b, codec, with_entropy=True, temperature=temp)
@@ -332,8 +336,8 @@ class UpdateConfig:
     # False: the whole reference pass
     share_trunk: bool = True
     # the rollouts keep the input of the lowest trained layer and the update's passes start there
-    # (`play_group(keep_trunk=)`, `TokenRollout.trunk`): a text LM trained in full above frozen layers; False: passes
-    # from the tokens
+    # (`play_group(keep_trunk=)`, `TokenRollout.trunk`): a text LM above frozen layers, trained in full or under LoRA
+    # (`trainable_layers`; its reference, the adapters off, from there too); False: passes from the tokens
     reuse_trunk: bool = False
 
     def __post_init__(self):
@@ -365,6 +369,7 @@ def grpo_update(model, # the policy (LM, VLM or peft model), on its device
     run = _rows_to_run(adv, masks, c.skip_zero_advantage and not kl_term)
     trunk = shared_trunk(model, ref) if kl_term and c.share_trunk else 0
     kept = kept_trunk(model, [rows[i] for i in run]) if c.reuse_trunk else 0
+    if kept and kl_term and c.share_trunk and ref is None: trunk = adapter_free_trunk(model)  # the reference view's
     mbs = micro_batches(run, [len(m) for m in masks], c.micro_batch, c.micro_tokens)
     n_run = max(sum(float(masks[i].sum()) for i in run), 1.0)  # entropy, clipfrac and gap: over the rows run
     s, t_ref, t_upd, rmax = dict(pg=0.0, kl=0.0, ent=0.0, clip=0.0, gap=0.0), 0.0, 0.0, 0.0
