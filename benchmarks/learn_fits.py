@@ -14,7 +14,8 @@ the cold start's teacher did.
 the cold start's teacher answered right (so a right answer is reachable in the game), written a chunk at a time to
 `band.jsonl` (a stopped run resumes); then `--questions` of them with a pass rate of 1/8 to 5/8 (a seeded draw) are
 the fixed training questions (`questions.json`), and their pass rate over 16 sampled rollouts each is `before.jsonl`.
-`run`: GRPO with a fresh LoRA adapter (top 6 layers, `vrag_train`'s CPU default) on those questions only, 2 questions
+`run`: GRPO with a fresh LoRA adapter (top 6 layers, `vrag_train`'s CPU default; the update and its reference start
+from the 24 frozen layers' output that the rollouts kept, `reuse_trunk`) on those questions only, 2 questions
 x 8 rollouts a step; each step's record holds its questions' pass rates (the curve); after the last step the same
 16-sample measurement (`after` in the run's metrics). The run's folder is `results/learn_fits/runs/NAME` (adapter
 and AdamW state: about 12 MB), committed, so a later session resumes it exactly. `report`: every run's pass rate
@@ -113,7 +114,7 @@ def run(a, log):
             m, tok, None, idx, [e], 16, RolloutConfig(**GAME), JUDGE, seed=uids.index(e['uid'])).items()}}
 
     c = TrainConfig(**GAME, steps=a.steps, prompts=2, group=a.group, lr=a.lr, lora_r=a.lora_r, kl_coef=a.kl_coef,
-                    ckpt_every=a.ckpt_every, seed=a.seed)
+                    ckpt_every=a.ckpt_every, seed=a.seed, reuse_trunk=True)  # the update from the kept trunk
     log(f'{a.name}: {c}')
     train_policy(out, idx, chosen, model, tok, None, c, judge=JUDGE, evaluate=evaluate,
                  log=lambda r: log(json.dumps({k: r.get(k) for k in ('phase', 'step', 'reward_mean', 'r_ans',

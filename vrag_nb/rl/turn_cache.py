@@ -69,7 +69,8 @@ class TurnCache:
         self.seconds = dict(prefill=0.0, decode=0.0)  # wall time spent in `replies`: prefill (vision too), decoding
         if keep_layer is not None and image_pad is not None:
             raise ValueError(f'keep_layer={keep_layer}: only a text LM keeps its trunk\'s output, not a VLM')
-        if keep_layer is not None and not 0 < keep_layer <= (n := len(_layers(model))):
+        n = len(_layers(model)) if keep_layer is not None else 0  # before the test: `keep_layer=0` must name it too
+        if keep_layer is not None and not 0 < keep_layer <= n:
             raise ValueError(f'keep_layer must be a decoder layer of the text LM, 1..{n}: got {keep_layer}')
         # the kept states [B, columns, d] beside `ids`, those of the rows dropped so far (by `id`), a pass's outputs
         self.float32 = float32_cache and in_place and _grouped_text_lm(model, image_pad)
