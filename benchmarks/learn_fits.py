@@ -77,7 +77,7 @@ def measure(path: Path, uids: list, qa: dict, samples: int, chunk: int, model, t
                                    seed=uids.index(c[0]))
         with open(path, 'a') as f: f.write(json.dumps({'rates': rates, 'seconds': round(time.time() - t0)}) + '\n')
         log(path.name, rates)
-    rates = {u: v for r in read_jsonl(path) for u, v in r['rates'].items()}
+    rates = {u: v for r in read_jsonl(path) for u, v in r['rates'].items()} if path.exists() else {}
     return rates if set(uids) <= set(rates) else None
 
 
@@ -95,6 +95,7 @@ def band(a, log):
     (RES/'questions.json').write_text(json.dumps({'pool': len(pool), 'in_band': len(inside), 'questions': chosen,
                                                   'rates_8': {u: rates[u] for u in chosen}}, indent=1) + '\n')
     log(f'{len(inside)} of {len(pool)} in the band; {len(chosen)} chosen')
+    if not chosen: return log('no question in the band: the cold start cannot be checked on this pool')
     before = measure(RES/'before.jsonl', chosen, qa, 16, 1, model, tok, idx, a, log)
     if before is not None: log('before', before)
 
