@@ -155,7 +155,8 @@ def report(a, log):
         x = np.arange(1, len(r['train_pass_rate']) + 1)
         k = 8  # a step plays 2 of the 16 questions: the mean over the last 8 steps covers each about once
         y = [np.mean(r['train_pass_rate'][max(0, i - k + 1):i + 1]) for i in range(len(x))]
-        ax.plot(x, y, label=f"{name} (seed {r['settings']['seed']})")
+        state = '' if r['status'] == 'finished' else f", running: step {r['steps_done']} of {r['settings']['steps']}"
+        ax.plot(x, y, label=f"{name} (seed {r['settings']['seed']}{state})")
     ax.axhline(np.mean([before[u] for u in uids]), color='grey', ls=':', label='cold start (16 samples)')
     ax.set_xlabel('GRPO step'); ax.set_ylabel('pass rate of the step\'s questions\n(mean of the last 8 steps)')
     ax.legend(fontsize=7); fig.tight_layout(); fig.savefig(RES/'overfit.png', dpi=80)
