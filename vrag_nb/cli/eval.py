@@ -89,7 +89,7 @@ def _eval_retrieval(idx, # the loaded index
     if missing:
         print(f'warning: {len(missing)} gold pages are not in the index (e.g. {sorted(missing)[0]})', file=sys.stderr)
     default = idx.meta['method']
-    runs = {m: evaluate_retrieval(idx, exs, top_k, m)
+    runs = {m: evaluate_retrieval(idx, exs, top_k, m, progress=len(exs) > 1000)
             for m in (default, *[m for m in ('dense', 'bm25', 'hybrid') if m != default])}
     summary = lambda r: {k: v for k, v in r.items() if k != 'rows'}
     res = {**summary(runs[default]), 'method': default, 'embedder': idx.meta['embedder'],
@@ -154,6 +154,8 @@ def vrag_eval(index_dir: Param('index dir written by vrag_index', str),
     try: exs = load_qa(dataset)
     except (OSError, ValueError, KeyError) as e: die(f'cannot read {dataset}: {e}')
     if limit: exs = exs[:limit]
+    if agent and (i := next((i for i, e in enumerate(exs) if 'uid' not in e), None)) is not None:
+        die(f"{dataset}: example {i} has no uid; --agent names each question's trajectory file and cache row by it")
     if agent:
         if min(timeout, judge_timeout) <= 0 or retries < 0:
             die('--timeout and --judge_timeout must be > 0, --retries >= 0')

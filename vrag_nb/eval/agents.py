@@ -11,6 +11,7 @@ import numpy as np
 from tqdm.auto import tqdm
 from ..files import atomic_write
 from .rewards import ANLSJudge
+from .retrieval import check_uids
 from .runs import MODES, make_policy, run_question, score_row
 
 # %% auto #0
@@ -233,12 +234,14 @@ def evaluate_agent(index, # a `PageIndex`
                   # 'failed': [...], 'interrupted'}
                   ) -> dict:
     """Run the baselines over the examples, resumably; write each run's trajectory, results.json, results.csv and
-    results.png to `out_dir`; on Ctrl-C, save what is done and raise `KeyboardInterrupt`."""
+    results.png to `out_dir`; on Ctrl-C, save what is done and raise `KeyboardInterrupt`. Raises `ValueError` on an
+    example without a uid, a repeated uid, or two that differ only in type (`eval.retrieval.check_uids`)."""
     out_dir, judge = Path(out_dir), judge or ANLSJudge(contains=True)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if (no_uid := next((i for i, e in enumerate(examples) if 'uid' not in e), None)) is not None:
+        raise ValueError(f"example {no_uid} has no uid: each question's trajectory file and cache row are named by it")
+    check_uids(examples)  # repeated, or 1 beside '1': refused, naming both (one pass)
     uids = [e['uid'] for e in examples]
-    if len(set(uids)) != len(uids):
-        raise ValueError(f'example uids must be unique; repeated: {sorted({u for u in uids if uids.count(u) > 1})[:5]}')
     policy_for = policy_for or (lambda m: make_policy(index, mode=m))
     all_rows, failed, stop = {}, [], threading.Event()
     for mode in modes:

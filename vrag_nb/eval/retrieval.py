@@ -7,12 +7,18 @@ from __future__ import annotations
 import json, math
 from collections import defaultdict
 from pathlib import Path
+from ..core import MAX_QUERY_CHARS
 
 # %% auto #0
-__all__ = ['from_slidevqa', 'from_mmlongbench', 'load_qa', 'gold_pages', 'recall_at_k', 'mrr_at_k', 'ndcg_at_k',
-           'evaluate_retrieval', 'plot_retrieval']
+__all__ = ['from_slidevqa', 'from_mmlongbench', 'check_example', 'check_uids', 'load_qa', 'gold_pages', 'recall_at_k', 'mrr_at_k',
+           'ndcg_at_k', 'evaluate_retrieval', 'plot_retrieval']
 
 # %% ../../nbs/52_eval.retrieval.ipynb #8a8ea3d2
+def _pages(pages) -> list:
+    "Evidence pages as numbers: digit strings ('3') become whole numbers; anything else stays for `check_example`."
+    if not isinstance(pages, list): return pages
+    return [int(p) if isinstance(p, str) and p.strip().isdigit() else p for p in pages]
+
 def from_slidevqa(
                   # one SlideVQA annotation: deck_name, qa_id, question, answer, evidence_pages, reasoning_type,
                   # answer_type
@@ -23,7 +29,7 @@ def from_slidevqa(
     return {
         'uid': f"slidevqa-{rec.get('qa_id', rec['question'][:40])}", 'query': rec['question'],
         'reference_answer': str(rec['answer']), 'meta_info': {
-            'file_name': f"{rec['deck_name']}.pdf", 'reference_page': [int(p) for p in rec.get('evidence_pages', [])],
+            'file_name': f"{rec['deck_name']}.pdf", 'reference_page': _pages(rec.get('evidence_pages', [])),
             'source_type': 'slide', 'query_type': rec.get('reasoning_type') or rec.get('answer_type') or 'unknown'
         }
     }
@@ -40,19 +46,61 @@ def from_mmlongbench(
     return {
         'uid': f"mmlb-{Path(rec['doc_id']).stem}-{i}", 'query': rec['question'], 'reference_answer': str(rec['answer']),
         'meta_info': {
-            'file_name': rec['doc_id'], 'reference_page': [int(p) for p in pages],
+            'file_name': rec['doc_id'], 'reference_page': _pages(pages),
             'source_type': rec.get('doc_type', 'unknown'), 'query_type': rec.get('answer_format', 'unknown')
         }
     }
 
 # %% ../../nbs/52_eval.retrieval.ipynb #88a01353
+def _page_number(p) -> bool:
+    "A page number as a QA record may give it: a whole number from 1 (not a bool, a float or a string)."
+    return isinstance(p, int) and not isinstance(p, bool) and p >= 1
+
+def check_example(e: dict, # a unified-format example
+                  i: int, # its position in the file, for the message
+                 ) -> dict: # `e`, unchanged
+    """Refuse a record the evaluation would misread, naming the record and the field: `query` not text or longer than
+    the server's `MAX_QUERY_CHARS`, a `reference_page` (or `also_pages`) that is not a list of whole numbers from 1 (2.7
+    is not read as 2), a `uid` that is not text or a whole number; raises `ValueError`."""
+    name, m = f"example {i} ({e.get('uid', 'no uid')!r})", e.get('meta_info')
+    q = e.get('query')
+    if not isinstance(q, str) or not q.strip():
+        raise ValueError(f'{name}: query must be non-empty text, got {type(q).__name__} {str(q)[:40]!r}')
+    if len(q) > MAX_QUERY_CHARS:
+        raise ValueError(f"{name}: the query has {len(q):,} characters; the limit is {MAX_QUERY_CHARS:,} (the "
+                         "server's)")
+    if not isinstance(m, dict) or not isinstance(m.get('file_name'), str) or not m['file_name']:
+        raise ValueError(f'{name}: needs meta_info.file_name, the document the question is about')
+    for field in ('reference_page', 'also_pages'):
+        pages = m.get(field, [] if field == 'also_pages' else None)
+        if not isinstance(pages, list) or not all(map(_page_number, pages)):
+            raise ValueError(f'{name}: meta_info.{field} must be a list of page numbers (whole numbers from 1), got '
+                             f'{str(pages)[:60]}')
+    if 'uid' in e and (not isinstance(e['uid'], (str, int)) or isinstance(e['uid'], bool)):
+        raise ValueError(f"{name}: uid must be text or a whole number, got {type(e['uid']).__name__}")
+    return e
+
+def check_uids(examples: list[dict], # unified-format examples (`check_example`ed)
+              ) -> None:
+    """Refuse repeated uids, and two uids that differ only in type (`1` and `"1"`: one trajectory file, one cache row),
+    naming both records; one pass over the examples (100,000 in well under a second). Raises `ValueError`."""
+    first = {}
+    for i, e in enumerate(examples):
+        if 'uid' not in e: continue
+        k = str(e['uid'])
+        if k in first:
+            j = first[k]
+            how = 'repeats' if examples[j]['uid'] == e['uid'] else f"differs only in type from {examples[j]['uid']!r}"
+            raise ValueError(f"example {i}'s uid {e['uid']!r} {how} (example {j}): each question needs its own uid")
+        first[k] = i
+
 def load_qa(
             # JSON `{"examples": [...]}` / a list, or JSON lines; unified (ViDoSeek), SlideVQA or MMLongBench-Doc
             # records
             path: str | Path,
-           ) -> list[dict]: # unified-format examples
+           ) -> list[dict]: # unified-format examples, each `check_example`ed, their uids distinct (`check_uids`)
     """Load a QA set in the unified format, converting SlideVQA- and MMLongBench-Doc-style records; raises `ValueError`
-    naming the first bad record."""
+    naming the first bad record and its field, or an empty set."""
     text = Path(path).read_text()
     try: data = json.loads(text)
     except json.JSONDecodeError:
@@ -67,20 +115,18 @@ def load_qa(
         else data
     )
     if not isinstance(exs, list): raise ValueError(f'{path}: expected a list of examples or {{"examples": [...]}}')
+    if not exs: raise ValueError(f'{path} holds no examples')
     out = []
     for i, e in enumerate(exs):
         if not isinstance(e, dict): raise ValueError(f'example {i} is not an object')
-        if 'deck_name' in e: e = from_slidevqa(e)
-        elif 'doc_id' in e and 'question' in e: e = from_mmlongbench(e, i)
-        m = e.get('meta_info', {})
-        if not e.get('query') or not m.get('file_name') or not isinstance(m.get('reference_page'), list):
-            raise ValueError(
-                f"example {i} ({e.get('uid', '?')}) needs query, meta_info.file_name and meta_info.reference_page (a "
-                f"list); "
-                f"SlideVQA (deck_name, question, evidence_pages) and MMLongBench-Doc (doc_id, question, "
-                f"evidence_pages) records are converted"
-            )
-        out.append(e)
+        try:
+            if 'deck_name' in e: e = from_slidevqa(e)
+            elif 'doc_id' in e and 'question' in e: e = from_mmlongbench(e, i)
+        except (KeyError, ValueError, TypeError) as err:
+            raise ValueError(f'example {i}: a SlideVQA or MMLongBench-Doc record that cannot be read ({err!r})') \
+                from None
+        out.append(check_example(e, i))
+    check_uids(out)
     return out
 
 # %% ../../nbs/52_eval.retrieval.ipynb #e9a9e64d
@@ -129,10 +175,17 @@ def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str],
                        examples: list[dict], # unified-format QA examples
                        top_k: int = 10, # pages kept per query in the rows (metrics always look at the top 10)
                        method: str | None = None, # search method ('dense', 'bm25', 'hybrid'); None: the index's default
+                       progress: bool = False, # a tqdm bar (stderr) over the questions, searched `chunk` at a time
+                       chunk: int = 256, # questions searched together
                       ) -> dict: # means ('recall@1', 'recall@5', 'mrr@10', 'ndcg@5', 'hit@1'), 'n', 'by_type', ...
     """Retrieval metrics over a QA set: means over questions, per query_type (`by_type`), per number of pages a question
     needs (`by_pages`: '1', or '2+' for multi-hop questions), and one row per question (`rows`)."""
-    results = index.search([e['query'] for e in examples], top_k=max(top_k, 10), method=method)
+    from tqdm.auto import tqdm
+    results, qs = [], [e['query'] for e in examples]
+    with tqdm(total=len(qs), desc=f"searching ({method or 'default'})", unit='q', disable=not progress) as bar:
+        for i in range(0, len(qs), chunk):
+            results += index.search(qs[i : i + chunk], top_k=max(top_k, 10), method=method)
+            bar.update(len(qs[i : i + chunk]))
     rows = []
     for e, hits in zip(examples, results):
         ranked, gold, need = [h.page.pid for h in hits], gold_pages(e), len(e['meta_info']['reference_page'])
