@@ -45,11 +45,15 @@ def load_index(index_dir, # index dir written by `vrag_index`
 @contextlib.contextmanager
 def writes(out, # the index dir being written
           ):
-    """Inside this `with`, a disk that is full, over quota or read-only ends the command with one line (exit 1), not a
-    traceback: every commit is all-or-nothing, so the index is as it was, and the same command resumes."""
+    """Inside this `with`, a dir this user may not write (read-only, another's) and a disk that is full or over quota
+    end the command with one line (exit 1), not a traceback: every commit is all-or-nothing, so the index is as it was,
+    and the same command resumes."""
     try: yield
     except OSError as e:
-        if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES): raise
+        if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):  # at the lock, the first write, as a rule
+            die(f'{e.filename or out}: {e.strerror} (this user may not write there): run the command as a user who '
+                'may, or write the index to another dir', 1)
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG): raise
         die(f'cannot write {e.filename or out}: {e.strerror}. The index in {out} is as the last finished command left '
             'it; make room and run the same command again', 1)
 
@@ -95,7 +99,7 @@ def vrag_index(src: Param('PDF, image or video files, or folders (with --verify:
     if not src: die('give the PDF, image or video files (or folders) to index')
     t = time.time()
     try:
-        with index_lock(out), writes(out):  # the corpus and the index from one run, whatever another writer does
+        with writes(out), index_lock(out):  # the corpus and the index from one run, whatever another writer does
             rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr, chunk_seconds=chunk_seconds)
             if not rep.pages: die(f'no pages to index ({len(rep.skipped)} files skipped)')
             try: idx = PageIndex.build(out, embedder=embedder, batch_size=batch_size, method=method)
@@ -130,7 +134,7 @@ def vrag_docs(index_dir: Param('index dir written by vrag_index', str),
               merge: Param('another index dir to merge into this one', str) = None):
     "List the documents of an index; add, remove or merge documents (each change committed all-or-nothing)."
     changing = (add or remove or merge) and Path(index_dir).is_dir()  # (a missing dir: load_index says so)
-    with index_lock(index_dir) if changing else contextlib.nullcontext(), writes(index_dir):  # one writer at a time
+    with writes(index_dir), index_lock(index_dir) if changing else contextlib.nullcontext():  # one writer at a time
         idx = load_index(index_dir)
         try:
             for doc in remove or []:
