@@ -4,12 +4,12 @@
 
 # %% ../nbs/95_files.ipynb #696ac3d9
 from __future__ import annotations
-import json, os, signal, tempfile, threading
+import json, os, signal, stat, tempfile, threading
 from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['atomic_write', 'read_jsonl', 'write_jsonl', 'sigint_deferred', 'cache_dir']
+__all__ = ['atomic_write', 'read_jsonl', 'write_jsonl', 'sigint_deferred', 'read_small', 'cache_dir']
 
 # %% ../nbs/95_files.ipynb #b161ef0a
 def _umask() -> int:
@@ -70,6 +70,25 @@ def sigint_deferred(first_raises: bool = False, # the first Ctrl-C raises at onc
     finally:
         signal.signal(signal.SIGINT, old)
         if waited: raise KeyboardInterrupt('Ctrl-C during a save: it was let finish first')
+
+# %% ../nbs/95_files.ipynb #1568a9e7
+def read_small(path: str | Path, # a small file: a hash record, a settings file
+               max_bytes: int = 1 << 20, # refused unread when larger
+              ) -> bytes: # its bytes
+    """A small file's bytes, read only when it is a regular file of at most `max_bytes` (a FIFO, a device or a link to
+    one is never read: it would hang or fill memory). Raises `ValueError` naming the file and why, `FileNotFoundError`
+    when it is missing."""
+    path = Path(path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once instead of waiting for a writer
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f'{path}: not a regular file (a FIFO, device or socket is never read)')
+        if st.st_size > max_bytes: raise ValueError(f'{path}: {st.st_size:,} bytes, over the {max_bytes:,} it may hold')
+        with os.fdopen(os.dup(fd), 'rb') as f: data = f.read(max_bytes + 1)
+    finally: os.close(fd)
+    if len(data) > max_bytes: raise ValueError(f'{path}: over the {max_bytes:,} bytes it may hold')  # it grew
+    return data
 
 # %% ../nbs/95_files.ipynb #5912f679
 def cache_dir(*parts: str, # sub-directories to create under the cache dir

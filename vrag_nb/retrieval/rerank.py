@@ -9,6 +9,7 @@ from importlib.resources import files
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
+from ..files import read_small
 from .sparse import BM25Pages, check_weights
 
 # %% auto #0
@@ -187,17 +188,20 @@ class Reranker:
             raise FileNotFoundError(f"no re-ranker weights at {path}: reinstall vrag_nb (they ship inside it) or "
                                     f"rebuild them with `python benchmarks/train_reranker.py --out {path}`; or search "
                                     f"without re-ranking (--rerank 0)")
+        fix = (f'reinstall vrag_nb or rebuild it with `python benchmarks/train_reranker.py --out {path}`; or search '
+               'without re-ranking (--rerank 0)')
         digest = path.with_suffix('.sha256')  # the SHA-256 written with the weights, where there is one
-        if digest.exists():
-            if hashlib.sha256(path.read_bytes()).hexdigest() != digest.read_text().split()[0]:
-                raise ValueError(f'{path}: its bytes changed (the SHA-256 differs from {digest.name}): reinstall '
-                                 f'vrag_nb or rebuild it with `python benchmarks/train_reranker.py --out {path}`; '
-                                 'or search without re-ranking (--rerank 0)')
-        try: return cls(json.loads(path.read_text()))
+        try:  # neither file read unless it is a regular file of a ranker's size (a FIFO would hang the search)
+            raw = read_small(path, 16 << 20)
+            want = read_small(digest, 4096).split()[:1] if digest.exists() or digest.is_symlink() else None
+        except (ValueError, OSError) as e: raise ValueError(f'{e}: {fix}') from None  # OSError: a dangling link
+        if want is not None and not re.fullmatch(rb'[0-9a-f]{64}', want[0] if want else b''):
+            raise ValueError(f'{digest}: not a SHA-256 record (empty, cut or edited): {fix}')
+        if want and hashlib.sha256(raw).hexdigest() != want[0].decode():
+            raise ValueError(f'{path}: its bytes changed (the SHA-256 differs from {digest.name}): {fix}')
+        try: return cls(json.loads(raw.decode()))
         except (ValueError, UnicodeDecodeError) as e:  # JSON's errors are ValueErrors too
-            raise ValueError(f'{path}: not a re-ranker ({e}): reinstall vrag_nb or rebuild it with '
-                             f'`python benchmarks/train_reranker.py --out {path}`; or search without re-ranking '
-                             f'(--rerank 0)') from None
+            raise ValueError(f'{path}: not a re-ranker ({e}): {fix}') from None
 
 # %% ../../nbs/23_retrieval.rerank.ipynb #rr14
 @patch

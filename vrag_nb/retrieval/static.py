@@ -4,12 +4,12 @@
 
 # %% ../../nbs/15_retrieval.static.ipynb #3d4e0c98
 from __future__ import annotations
-import json, os, shutil, tempfile, threading, time
+import json, os, re, shutil, tempfile, threading, time
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 from ..core import Page
-from ..files import cache_dir
+from ..files import cache_dir, read_small
 from .embed import l2_normalize
 from .store import sha256_file
 
@@ -30,14 +30,20 @@ def record_hashes(path: Path, # a model2vec dir
 
 def check_model_dir(path: Path, # a model2vec dir
                    ) -> Path: # `path`
-    """A distilled model's files as they were written: each file `hashes.json` records is there with its SHA-256
-    (a dir distilled before the records were kept gets them now). Raises `ValueError` naming the first damaged file
-    and what to run."""
-    path = Path(path)
-    if not (path/HASHES).exists():
-        record_hashes(path)
-        return path
-    for name, digest in json.loads((path/HASHES).read_text()).items():
+    """A distilled model's files as they were written: each file `hashes.json` records is there with its SHA-256.
+    Raises `ValueError` naming the first damaged file and what to run, `hashes.json` itself when it is missing (the
+    files could no longer be vouched for: recording them now would take a cut file for the truth), not a regular file,
+    or not a record of file names and SHA-256s."""
+    path, rec = Path(path), Path(path)/HASHES
+    again = (f'delete {path} to distill it again (about a minute), or search without re-ranking (--rerank 0)')
+    if not rec.exists() and not rec.is_symlink(): raise ValueError(f"{rec}: missing, so the model's files cannot be "
+                                                                   f'checked; {again}')
+    try: hashes = json.loads(read_small(rec, 1 << 16))  # never a FIFO or a device: it would hang or fill memory
+    except (ValueError, OSError) as e: raise ValueError(f'{rec}: not readable ({e}); {again}') from None
+    sha = lambda v: isinstance(v, str) and re.fullmatch('[0-9a-f]{64}', v)
+    if not isinstance(hashes, dict) or not hashes or not all(Path(k).name == k and sha(v) for k, v in hashes.items()):
+        raise ValueError(f'{rec}: not a record of file names and their SHA-256; {again}')
+    for name, digest in hashes.items():
         f = path/name
         if not f.is_file() or sha256_file(f) != digest:
             raise ValueError(f"{f}: {'missing' if not f.is_file() else 'its bytes changed since it was distilled'}; "
@@ -72,11 +78,12 @@ MODEL_FILES = ('config.json', 'model.safetensors', 'tokenizer.json')  # what a m
 def static_model_dir(verify: bool = True, # compare the files with their recorded SHA-256 (`check_model_dir`)
                     ) -> Path: # a model2vec dir (config, safetensors, tokenizer) in the cache
     """The distilled MiniLM in the cache, distilled on first use (under a minute on two cores) and reused after. A dir
-    that lacks one of its files (a cut copy, a file deleted) is moved aside and distilled again, once, under a lock;
-    a file whose bytes changed raises `ValueError` naming it (`check_model_dir`)."""
+    that lacks one of its files or its `hashes.json` (a cut copy, a file deleted, a dir from before the records were
+    kept) is moved aside and distilled again, once, under a lock; a file whose bytes changed raises `ValueError` naming
+    it (`check_model_dir`)."""
     from filelock import FileLock
     path = cache_dir('models')/STATIC_NAME
-    whole = lambda: all((path/f).is_file() for f in MODEL_FILES)
+    whole = lambda: all((path/f).is_file() for f in (*MODEL_FILES, HASHES))
     if not whole():
         # one distillation at a time: a process that finds another distilling waits for it, then uses its result
         with FileLock(path.parent/f'.{STATIC_NAME}.lock'):
