@@ -15,10 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from fastcore.basics import patch
 import vrag_nb
 from ..core import Page, Hit, MAX_QUERY_CHARS
-from ..files import cache_dir
+from ..files import cache_dir, read_small
 from .index import PageIndex
 from .rerank import reranker_off
-from .store import check_hashes, DamagedIndex
+from .store import check_hashes, DamagedIndex, META_MAX_BYTES
 
 log = logging.getLogger('uvicorn.error')  # the server's log: uvicorn's own, so it reads as one
 
@@ -212,7 +212,8 @@ class IndexFollower:
         self.retry_in = min(60.0, 2 * self.retry_in) if stamp == self.stamp else 2.0
         self.stamp = stamp
         try:
-            same = json.loads((old.path/'meta.json').read_text()).get('embedder') == old.meta['embedder']
+            # never a FIFO (it would block this thread for good) nor a device such as /dev/zero (it would fill memory)
+            same = json.loads(read_small(old.path/'meta.json', META_MAX_BYTES)).get('embedder') == old.meta['embedder']
             # waits for the writer's lock; an index without file hashes only where the one served had none either
             new = PageIndex.load(old.path, embedder=old.embedder if same else None,
                                  unverified=not old.meta.get('files'))
