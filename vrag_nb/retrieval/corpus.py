@@ -79,7 +79,9 @@ def _open_pdf(path: Path) -> pymupdf.Document:
     try: doc = pymupdf.open(path, filetype='pdf')
     except Exception as e: raise SkipFile(f'not a readable PDF ({type(e).__name__}: {e})') from None
     if doc.needs_pass: raise SkipFile('encrypted PDF: it needs a password')
-    if doc.page_count == 0: raise SkipFile('PDF has no pages')
+    try: n = doc.page_count  # a page tree that lies (/Count 100000 over one page) raises here
+    except Exception as e: raise SkipFile(f'its page tree is damaged ({type(e).__name__}: {e})') from None
+    if n == 0: raise SkipFile('PDF has no pages')
     return doc
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #49e287c9

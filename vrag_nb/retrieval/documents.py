@@ -16,7 +16,7 @@ from fastcore.basics import patch
 from ..core import Page
 from ..files import write_jsonl
 from .corpus import build_corpus
-from .sparse import BM25Pages
+from .sparse import BM25Pages, bm25_texts
 from .ann import make_index, to_gpu
 from .embed import embed_batch
 from .store import commit_files, index_files, pages_hash, absolute_paths, index_lock, image_manifest
@@ -56,7 +56,7 @@ def _replace(self: IndexDocuments, pages: list[Page], vecs: np.ndarray, owner: n
         index.reset()
         index.add(vecs)
     else: index = make_index(vecs, self.meta['kind'])
-    bm25 = BM25Pages.build([p.text for p in pages])
+    bm25 = BM25Pages.build(bm25_texts(pages))
     rel = [
         Page.from_dict({
             **p.to_dict(), 'image': str(Path(p.image).relative_to(self.path))

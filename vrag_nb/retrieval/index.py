@@ -14,7 +14,7 @@ from ..core import Page, Hit
 from .corpus import load_pages
 from .embed import Embedder, MiniLMEmbedder, E5Embedder
 from .static import StaticEmbedder
-from .sparse import BM25Pages, BM25Windows, rrf_fuse, minmax_fuse, check_weights
+from .sparse import BM25Pages, BM25Windows, bm25_texts, rrf_fuse, minmax_fuse, check_weights
 from .rerank import RERANK_DEFAULT, get_reranker
 from .ann import KINDS, choose_kind, make_index, to_gpu
 from .store import commit_files, roll_forward, check_files, check_images, check_page_ids
@@ -110,7 +110,7 @@ def build(cls: PageIndex,
         vecs, owner = embed_resumable(ckpt, pages, embedder, batch_size, checkpoint_every, progress)
         kind = choose_kind(len(pages), len(vecs)) if kind == 'auto' else kind
         index = make_index(vecs, kind)
-        bm25 = BM25Pages.build([p.text for p in pages])
+        bm25 = BM25Pages.build(bm25_texts(pages))  # a corpus without a word: its documents' names
         meta = dict(embedder=embedder.name, dim=embedder.dim, kind=kind, metric='inner_product', count=len(pages),
                     vectors=int(index.ntotal), passages=hasattr(embedder, 'embed_passages'),
                     multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method,
@@ -224,7 +224,7 @@ def windows_index(self: PageIndex) -> BM25Windows:
     10,000 pages): the index files are unchanged, so an index built before the window run existed has it too."""
     with self.windows_lock:
         if self.windows is None:
-            self.windows = BM25Windows([p.text for p in self.pages], identifiers=self.bm25.identifiers)
+            self.windows = BM25Windows(bm25_texts(self.pages), identifiers=self.bm25.identifiers)
         return self.windows
 
 @patch

@@ -10,7 +10,8 @@ import numpy as np
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['split_identifiers', 'BM25Pages', 'word_windows', 'BM25Windows', 'rrf_fuse', 'minmax_fuse', 'check_weights']
+__all__ = ['split_identifiers', 'BM25Pages', 'bm25_texts', 'word_windows', 'BM25Windows', 'rrf_fuse', 'minmax_fuse',
+           'check_weights']
 
 # %% ../../nbs/14_retrieval.sparse.ipynb #sp02
 _CAMEL = re.compile(r'(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])')  # fooBar, HTTPServer -> HTTP Server
@@ -80,6 +81,22 @@ def search(self: BM25Pages, queries: list[str], # query strings
     toks = bm25s.tokenize(qs, stopwords='en', return_ids=False, show_progress=False)
     ids, scores = self.retriever.retrieve(toks, k=k, show_progress=False, n_threads=1)
     return np.asarray(ids), np.asarray(scores, np.float32)
+
+# %% ../../nbs/14_retrieval.sparse.ipynb #6a6d4964
+_WORD = re.compile(r'(?u)\b\w\w+\b')  # what bm25s's tokenizer keeps: two word characters or more
+
+def bm25_texts(pages: list, # `Page`s in index order (their `text` and `doc`)
+              ) -> list[str]: # one text per page, for `BM25Pages.build`
+    """What BM25 indexes of each page: its text; in a corpus where no page holds a word BM25 would index (scans without
+    OCR, blank images), each page's document name instead, as the embedders read a page without text. Raises
+    `ValueError` when the names hold none either: nothing in the corpus can be searched."""
+    from bm25s.stopwords import STOPWORDS_EN
+    stop = set(STOPWORDS_EN)
+    indexable = lambda t: any(w.lower() not in stop for w in _WORD.findall(t or ''))  # stops at the first page with one
+    for texts in ([p.text or '' for p in pages], [p.doc for p in pages]):
+        if any(map(indexable, texts)): return texts
+    raise ValueError(f'none of the {len(pages)} pages holds a word to search, and no document name does either '
+                     f'(e.g. {pages[0].doc!r})' if pages else 'no pages')
 
 # %% ../../nbs/14_retrieval.sparse.ipynb #sw02
 def word_windows(text: str, # a page's text
