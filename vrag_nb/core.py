@@ -154,7 +154,7 @@ def show_image(img: Image.Image | str | Path, # a PIL image, or an image file
     img = (Image.open(img) if isinstance(img, (str, Path)) else img).convert('RGB')
     img.thumbnail((max_side, max_side))
     buf = io.BytesIO()
-    img.save(buf, 'JPEG', quality=quality)
+    img.save(buf, 'JPEG', quality=quality, optimize=True)  # optimize: smaller Huffman tables, the same pixels
     return IPyImage(data=buf.getvalue(), format='jpeg')
 
 # %% ../nbs/02_core.ipynb #6c6b31a0

@@ -176,11 +176,23 @@ def load_pages(corpus_dir: str | Path) -> list[Page]:
     return [Page.from_dict(d) for d in read_jsonl(path)]
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #crp00
+def _source(path: Path, # a document file
+            settings: dict, # the settings its pages are made with (dpi, quality, OCR, ...)
+           ) -> dict: # what its pages depend on: the file (resolved path, size, mtime) and the settings
+    "The record of what a document's pages were made from, kept beside its manifest (`<name>.source.json`)."
+    st = path.stat()
+    return dict(settings, source=str(path.resolve()), size=st.st_size, mtime_ns=st.st_mtime_ns)
+
 def _finished(manifest: Path, # a document's manifest, `pages/.done/<name>.jsonl`
               out_dir: Path, # the corpus dir
+              source: dict | None = None, # `_source` of the file about to be ingested; None: not compared
              ) -> bool:
-    "A document an earlier run finished: its manifest is there, and each of its page images, readable."
-    try: return manifest.exists() and all(readable_image(out_dir/r['image']) for r in read_jsonl(manifest))
+    """A document an earlier run finished from this very file with these settings: its manifest is there, the record
+    written after it (`<name>.source.json`) equals `source` (another file of the same name, an edited one, another dpi:
+    rendered again), and each of its page images reads."""
+    try:
+        if source is not None and json.loads(manifest.with_suffix('.source.json').read_text()) != source: return False
+        return manifest.exists() and all(readable_image(out_dir/r['image']) for r in read_jsonl(manifest))
     except (OSError, ValueError, KeyError): return False
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #crp00b
@@ -215,10 +227,18 @@ def _claim(claimed: dict, # page id (doc, page) -> the file of this run that giv
            rep: CorpusReport, # gets `path` as skipped when it clashes
            path: Path, # a document file
            ids: list, # the page ids (doc, page) it would give
+           key: str = '', # its document key (`coll` for coll.pdf, `coll_2` for coll_2.png)
+           taken: dict | None = None, # page id -> the key of the document of an index that already gives it
           ) -> bool: # True: claimed; False: another file gives one of them, and `path` is skipped
     """Claim a file's page ids: an image `coll_2.png` is page 2 of `coll`, so beside a `coll.pdf` of two pages or more
     both would give page 2 of `coll`, and one would overwrite the other's image. The file met second is skipped,
-    named with the first."""
+    named with the first; so is a file whose pages an index already holds (`taken`: its own document again, or
+    another's page), before anything of it is rendered."""
+    if taken and (dup := next((i for i in ids if i in taken), None)) is not None:
+        rep.skipped.append((str(path), 'its document is already in the index (remove it first to re-index)'
+                            if taken[dup] == key else f'it would be page {dup[1]} of {dup[0]!r}, which the index '
+                            f'already gives (from {taken[dup]!r}): two files cannot give one page id (rename one)'))
+        return False
     if (dup := next((i for i in ids if i in claimed), None)) is None:
         claimed.update(dict.fromkeys(ids, path))
         return True
@@ -230,24 +250,30 @@ def _plan(files: list[Path], # the documents found (`find_sources`)
           out_dir: Path, # the corpus dir
           rep: CorpusReport, # gets the files skipped and the documents resumed
           dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames, # as `build_corpus`'s
-         ) -> tuple: # (seen: document name -> path, todo: name -> [(function, args, pages)])
-    """Name each document, skip duplicates, page-id clashes and unreadable files, resume finished ones, cut the rest
-    into rendering tasks."""
+          taken: dict | None = None, # as `build_corpus`'s
+         ) -> tuple: # (seen: name -> path, todo: name -> [(function, args, pages)], sources: name -> `_source`)
+    """Name each document, skip duplicates, page-id clashes and unreadable files, resume finished ones made from the
+    same file with the same settings, cut the rest into rendering tasks."""
     done_dir, seen, todo, claimed = out_dir/'pages'/'.done', {}, {}, {}  # claimed: page id -> the file that gives it
+    sources = {}
     for path in files:
         is_img = path.suffix.lower() in IMAGE_EXTS
         key = '{}_{}'.format(*_image_doc(path)) if is_img else path.stem
         if key in seen:
             rep.skipped.append((str(path), f'duplicate document name {key!r} (also {seen[key]})'))
             continue
-        manifest = done_dir/f'{key}.jsonl'
-        if _finished(manifest, out_dir):
-            if _claim(claimed, rep, path, [(r['doc'], r['page']) for r in read_jsonl(manifest)]):
+        manifest, video = done_dir/f'{key}.jsonl', path.suffix.lower() in VIDEO_EXTS
+        sources[key] = _source(path, dict(quality=quality, ocr=ocr) if is_img else
+                               dict(quality=quality, ocr=ocr, chunk_seconds=chunk_seconds, ocr_frames=ocr_frames)
+                               if video else dict(dpi=dpi, quality=quality, ocr=ocr, min_chars=min_chars))
+        if _finished(manifest, out_dir, sources[key]):
+            if _claim(claimed, rep, path, [(r['doc'], r['page']) for r in read_jsonl(manifest)], key, taken):
                 seen[key] = path
                 rep.resumed.append(key)
             continue
+        manifest.unlink(missing_ok=True)  # made from another file or with other settings: never taken for this one
         if is_img: n, tasks = 1, [(_ingest_image, (str(path), str(out_dir), quality, ocr), 1)]
-        elif path.suffix.lower() in VIDEO_EXTS:
+        elif video:
             try: n = math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6)
             except VideoError as e:
                 rep.skipped.append((str(path), str(e)))
@@ -262,15 +288,16 @@ def _plan(files: list[Path], # the documents found (`find_sources`)
                       min(chunk, n - s)) for s in range(0, n, chunk)]
             tasks = _resumed_chunks(done_dir/f'{key}.parts', out_dir, path,
                                     dict(dpi=dpi, quality=quality, ocr=ocr, min_chars=min_chars, chunk=chunk), tasks)
-        if _claim(claimed, rep, path, [_image_doc(path)] if is_img else [(path.stem, i) for i in range(1, n + 1)]):
-            seen[key], todo[key] = path, tasks
-    return seen, todo
+        ids = [_image_doc(path)] if is_img else [(path.stem, i) for i in range(1, n + 1)]
+        if _claim(claimed, rep, path, ids, key, taken): seen[key], todo[key] = path, tasks
+    return seen, todo, sources
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #crp02
 def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
             done_dir: Path, # gets one manifest per document, `<name>.jsonl`, once all its pages are in
             rep: CorpusReport, # gets the files that failed
             workers: int | None, progress: bool, # as `build_corpus`'s
+            sources: dict | None = None, # name -> what its pages are made from (`_source`): recorded with its manifest
            ):
     "Run the rendering tasks in this process or in a pool of processes (falling back to this one if the pool dies)."
     results = {key: [] for key in todo}
@@ -286,6 +313,7 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
             if len(results[key]) == len(todo[key]):  # the document is complete: record it
                 rows = sorted((p for ps in results[key] for p in ps), key=lambda p: p['page'])
                 write_jsonl(done_dir/f'{key}.jsonl', rows)
+                if sources: atomic_write(done_dir/f'{key}.source.json', json.dumps(sources[key]))  # after it
                 shutil.rmtree(done_dir/f'{key}.parts', ignore_errors=True)
         def run_here(key, fn, args):
             try: finish(key, fn(*args), fn, args)
@@ -324,6 +352,9 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
                  chunk: int = 16, # pages per rendering task
                  chunk_seconds: float = 60, # video chunk length, seconds (reference.md §1)
                  ocr_frames: int = 3, # frames OCR'd per video chunk (spread evenly), for its text
+                 # page id (doc, page) -> the key of the document an index already holds it for (`IndexDocuments.add`):
+                 # a file that would give one is skipped, named, before it is rendered
+                 taken: dict | None = None,
                 ) -> CorpusReport:
     """Render documents to `out_dir/pages/<doc>_<page>.jpg` (videos: one page per chunk) and write `pages.jsonl`;
     resumable; bad files are reported and skipped."""
@@ -335,8 +366,9 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
         pymupdf.TOOLS.mupdf_display_errors(False)
         files, skipped = find_sources(sources)
         rep = CorpusReport(out_dir, skipped=skipped)
-        seen, todo = _plan(files, out_dir, rep, dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames)
-        _render(todo, done_dir, rep, workers, progress)
+        seen, todo, sources = _plan(files, out_dir, rep, dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames,
+                                    taken)
+        _render(todo, done_dir, rep, workers, progress, sources)
         for key in seen:  # every complete document, in source order
             if (done_dir/f'{key}.jsonl').exists():
                 rep.pages += [Page.from_dict(d) for d in read_jsonl(done_dir/f'{key}.jsonl')]

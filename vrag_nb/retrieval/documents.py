@@ -15,7 +15,7 @@ import faiss
 from fastcore.basics import patch
 from ..core import Page
 from ..files import write_jsonl
-from .corpus import build_corpus
+from .corpus import build_corpus, IMAGE_EXTS
 from .sparse import BM25Pages, bm25_texts
 from .ann import make_index, to_gpu
 from .embed import embed_batch
@@ -106,6 +106,7 @@ def remove(self: IndexDocuments,
                       _vectors(_cpu(self.index))[vmask], new_pos[self.owner[vmask]], f'remove {doc}')
         for p in gone: Path(p.image).unlink(missing_ok=True)
         (self.path/'pages'/'.done'/f'{doc}.jsonl').unlink(missing_ok=True)
+        (self.path/'pages'/'.done'/f'{doc}.source.json').unlink(missing_ok=True)
         return self
 
 # %% ../../nbs/21_retrieval.documents.ipynb #10d96a1c
@@ -115,10 +116,15 @@ def add(self: IndexDocuments,
         batch_size: int = 64, # pages per embedding call
         progress: bool = True, # progress bars
        ) -> Self:
-    "Add documents to the index; ones already in it are skipped with a message; bad files are reported and skipped."
+    """Add documents to the index; ones already in it, and files that would give a page it already holds (`coll_2.png`
+    beside an indexed `coll.pdf`), are skipped by name before anything is rendered; bad files are reported and
+    skipped."""
     with self._writing():
         have = set(self.documents())
-        rep = build_corpus(sources, self.path, progress=progress, pages_file=None)
+        # each page id the index holds -> its document's key (`coll` for coll.pdf, `coll_2` for coll_2.png)
+        key = lambda p: f'{p.doc}_{p.page}' if Path(p.source).suffix.lower() in IMAGE_EXTS else p.doc
+        rep = build_corpus(sources, self.path, progress=progress, pages_file=None,
+                           taken={(p.doc, p.page): key(p) for p in self.pages})
         new = [p for p in rep.pages if p.doc not in have]
         for d in sorted({p.doc for p in rep.pages if p.doc in have}):
             print(f'{d}: already in the index, skipped (remove it first to re-index)', file=sys.stderr)
