@@ -71,7 +71,7 @@ def sigint_deferred(first_raises: bool = False, # the first Ctrl-C raises at onc
         signal.signal(signal.SIGINT, old)
         if waited: raise KeyboardInterrupt('Ctrl-C during a save: it was let finish first')
 
-# %% ../nbs/95_files.ipynb #1568a9e7
+# %% ../nbs/95_files.ipynb #b5057684
 def read_small(path: str | Path, # a small file: a hash record, a settings file
                max_bytes: int = 1 << 20, # refused unread when larger
               ) -> bytes: # its bytes

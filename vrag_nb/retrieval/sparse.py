@@ -82,7 +82,7 @@ def search(self: BM25Pages, queries: list[str], # query strings
     ids, scores = self.retriever.retrieve(toks, k=k, show_progress=False, n_threads=1)
     return np.asarray(ids), np.asarray(scores, np.float32)
 
-# %% ../../nbs/14_retrieval.sparse.ipynb #6a6d4964
+# %% ../../nbs/14_retrieval.sparse.ipynb #7e041a75
 _WORD = re.compile(r'(?u)\b\w\w+\b')  # what bm25s's tokenizer keeps: two word characters or more
 
 def bm25_texts(pages: list, # `Page`s in index order (their `text` and `doc`)
