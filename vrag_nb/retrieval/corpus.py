@@ -204,8 +204,7 @@ def _resumed_chunks(parts: Path, # `pages/.done/<name>.parts`: each chunk an ear
                    ) -> list: # the tasks, each chunk rendered before as (None, its page rows, pages) instead
     """The chunks of a PDF that an interrupted run rendered: kept when the file (path, size, mtime) and the settings
     are the ones they were rendered from and their page images read; otherwise the parts start over."""
-    st = path.stat()
-    want = dict(settings, source=str(path.resolve()), size=st.st_size, mtime_ns=st.st_mtime_ns)
+    want = _source(path, settings)
     try: same = json.loads((parts/'settings.json').read_text()) == want
     except (OSError, ValueError): same = False
     if not same:  # nothing of it, or of another file or other settings
@@ -271,7 +270,6 @@ def _plan(files: list[Path], # the documents found (`find_sources`)
                 seen[key] = path
                 rep.resumed.append(key)
             continue
-        manifest.unlink(missing_ok=True)  # made from another file or with other settings: never taken for this one
         if is_img: n, tasks = 1, [(_ingest_image, (str(path), str(out_dir), quality, ocr), 1)]
         elif video:
             try: n = math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6)
@@ -289,7 +287,9 @@ def _plan(files: list[Path], # the documents found (`find_sources`)
             tasks = _resumed_chunks(done_dir/f'{key}.parts', out_dir, path,
                                     dict(dpi=dpi, quality=quality, ocr=ocr, min_chars=min_chars, chunk=chunk), tasks)
         ids = [_image_doc(path)] if is_img else [(path.stem, i) for i in range(1, n + 1)]
-        if _claim(claimed, rep, path, ids, key, taken): seen[key], todo[key] = path, tasks
+        if _claim(claimed, rep, path, ids, key, taken):  # to be rendered: a manifest made from another file or with
+            manifest.unlink(missing_ok=True)              # other settings is never taken for this one
+            seen[key], todo[key] = path, tasks
     return seen, todo, sources
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #crp02

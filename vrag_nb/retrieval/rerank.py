@@ -193,11 +193,11 @@ class Reranker:
         digest = path.with_suffix('.sha256')  # the SHA-256 written with the weights, where there is one
         try:  # neither file read unless it is a regular file of a ranker's size (a FIFO would hang the search)
             raw = read_small(path, 16 << 20)
-            want = read_small(digest, 4096).split()[:1] if digest.exists() or digest.is_symlink() else None
+            record = read_small(digest, 4096).split() if digest.exists() or digest.is_symlink() else None
         except (ValueError, OSError) as e: raise ValueError(f'{e}: {fix}') from None  # OSError: a dangling link
-        if want is not None and not re.fullmatch(rb'[0-9a-f]{64}', want[0] if want else b''):
+        if record is not None and not (record and re.fullmatch(rb'[0-9a-f]{64}', record[0])):
             raise ValueError(f'{digest}: not a SHA-256 record (empty, cut or edited): {fix}')
-        if want and hashlib.sha256(raw).hexdigest() != want[0].decode():
+        if record and hashlib.sha256(raw).hexdigest() != record[0].decode():
             raise ValueError(f'{path}: its bytes changed (the SHA-256 differs from {digest.name}): {fix}')
         try: return cls(json.loads(raw.decode()))
         except (ValueError, UnicodeDecodeError) as e:  # JSON's errors are ValueErrors too
