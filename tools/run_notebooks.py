@@ -13,7 +13,8 @@ they are written:
   bars printed by a subprocess (which `TQDM_DISABLE` does not reach when the code passes `disable=` itself) are dropped;
 - widget outputs are dropped (their state is not saved, so nothing could show them, and their text repr is noise):
   `nbs/images/` holds screenshots of the widgets in use instead;
-- an output offering both a JPEG and a PNG (a PIL image does) keeps the JPEG;
+- an output offering both a JPEG and a PNG (a PIL image does) keeps the JPEG; a PNG is saved again with PIL's
+  `optimize` when that is smaller (the same pixels);
 - execution counts are cleared, as `nbdev_clean` does.
 Run `nbdev_clean` afterwards (`make notebooks` does); it keeps outputs.
 """
@@ -46,6 +47,15 @@ def stable_text(text: str, tmp: dict) -> str:
     text = re.sub(r'\b\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?', '<time>', text)  # log lines' timestamps
     return re.sub(r'\b0x[0-9a-f]{6,}\b', '0x…', text)
 
+def smaller_png(b64) -> str:
+    "A PNG output (base64) saved again with PIL's `optimize` (the same pixels, often fewer bytes), whichever is smaller."
+    import base64, io
+    from PIL import Image
+    raw = base64.b64decode(''.join(b64) if isinstance(b64, list) else b64)
+    buf = io.BytesIO()
+    Image.open(io.BytesIO(raw)).save(buf, 'PNG', optimize=True)
+    return base64.b64encode(min(raw, buf.getvalue(), key=len)).decode() + '\n'
+
 def stable_outputs(outputs: list, tmp: dict) -> list:
     "Outputs without widget views and with `stable_text` applied to every text they hold."
     res = []
@@ -57,6 +67,7 @@ def stable_outputs(outputs: list, tmp: dict) -> list:
             if WIDGET in o['data']: continue
             data = dict(o['data'])
             if 'image/jpeg' in data: data.pop('image/png', None)  # a PIL image offers both: the JPEG is the smaller
+            if 'image/png' in data: data['image/png'] = smaller_png(data['image/png'])
             for k in ('text/plain', 'text/html', 'text/markdown'):
                 if k in data: data[k] = stable_text(''.join(data[k]) if isinstance(data[k], list) else data[k], tmp)
             o['data'] = data

@@ -34,12 +34,12 @@ def vrag_demo(out: Param('output dir: index, trajectories, crops', str) = 'demo_
     out = Path(out)
     idx_dir = out/'index'
     print(f'== corpus and index: {pdfs} -> {idx_dir}')
-    rep = build_corpus(pdfs, idx_dir)
+    rep = build_corpus(pdfs, idx_dir, pages_file=None)  # the pages are committed with the index (`PageIndex.build`)
     try:  # reuse the index only if it was built from exactly these pages
         idx = PageIndex.load(idx_dir)
         if idx.meta.get('pages_hash') != pages_hash(rep.pages): raise ValueError('the corpus changed')
         print(f'reusing {idx!r}')
-    except (FileNotFoundError, ValueError): idx = PageIndex.build(idx_dir)
+    except (FileNotFoundError, ValueError): idx = PageIndex.build(idx_dir, pages=rep.pages)
     print(f'{rep!r}; index ready after {time.time() - t0:.1f} s')
     exs = {e.get('uid'): e for e in load_qa(qa)}
     from vrag_nb.agent.offline import OfflinePolicy

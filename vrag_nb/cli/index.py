@@ -100,9 +100,10 @@ def vrag_index(src: Param('PDF, image or video files, or folders (with --verify:
     t = time.time()
     try:
         with writes(out), index_lock(out):  # the corpus and the index from one run, whatever another writer does
-            rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr, chunk_seconds=chunk_seconds)
+            # the pages are committed with the index, in one step: until then the index before loads and answers
+            rep = build_corpus(src, out, dpi=dpi, ocr=not no_ocr, chunk_seconds=chunk_seconds, pages_file=None)
             if not rep.pages: die(f'no pages to index ({len(rep.skipped)} files skipped)')
-            try: idx = PageIndex.build(out, embedder=embedder, batch_size=batch_size, method=method)
+            try: idx = PageIndex.build(out, embedder=embedder, batch_size=batch_size, method=method, pages=rep.pages)
             except ModuleNotFoundError as e: die(str(e))  # the static tier's first use distills MiniLM: the 'llm' extra
     except KeyboardInterrupt:  # one line, not a traceback (the rendering workers leave Ctrl-C to this process)
         die(f'interrupted; what was finished in {out} is kept: run the same command again to go on', 130)

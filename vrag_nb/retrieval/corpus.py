@@ -4,8 +4,8 @@
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #6a120ad4
 from __future__ import annotations
-import errno, json, math, multiprocessing, os, re, shutil, sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import contextlib, errno, hashlib, json, math, multiprocessing, os, re, shutil, sys
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +20,7 @@ from .store import index_lock, readable_image
 
 # %% auto #0
 __all__ = ['IMAGE_EXTS', 'VIDEO_EXTS', 'DISK_ERRORS', 'MAX_RENDER_PIXELS', 'find_sources', 'SkipFile', 'CorpusReport',
-           'load_pages', 'build_corpus']
+           'load_pages', 'drop_unreferenced', 'build_corpus']
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #869d50a7
 IMAGE_EXTS = {'.jpg', '.jpeg', '.png', '.webp', '.bmp', '.tif', '.tiff', '.gif'}
@@ -93,29 +93,29 @@ def _image_doc(path: Path) -> tuple[str, int]:
 # %% ../../nbs/10_retrieval.corpus.ipynb #67ead962
 MAX_RENDER_PIXELS = 25_000_000  # a page larger than this at the chosen dpi is rendered at a lower one
 
-def _render_range(path, start, end, out_dir, dpi, quality, ocr, min_chars) -> list[dict]:
-    """Render pages [start, end) (0-based) of one PDF; runs in a worker process, so it returns plain dicts and raises
-    only `SkipFile` (a message, which any process can read)."""
+def _render_range(path, start, end, out_dir, dpi, quality, ocr, min_chars, sub='') -> list[dict]:
+    """Render pages [start, end) (0-based) of one PDF into `pages/<sub>/`; runs in a worker process, so it returns plain
+    dicts and raises only `SkipFile` (a message, which any process can read)."""
     import pymupdf
     pymupdf.TOOLS.mupdf_display_errors(False)
     doc, path, out_dir = pymupdf.open(path, filetype='pdf'), Path(path), Path(out_dir)
     pages = []
     for i in range(start, end):
-        try: pages.append(_render_page(doc[i], path, i, out_dir, dpi, quality, ocr, min_chars))
+        try: pages.append(_render_page(doc[i], path, i, out_dir, dpi, quality, ocr, min_chars, sub))
         except OSError as e:
             if e.errno in DISK_ERRORS: raise
             raise SkipFile(f'page {i + 1} cannot be rendered ({type(e).__name__}: {e})') from None
         except Exception as e: raise SkipFile(f'page {i + 1} cannot be rendered ({type(e).__name__}: {e})') from None
     return pages
 
-def _render_page(pg, path: Path, i: int, out_dir: Path, dpi, quality, ocr, min_chars) -> dict:
+def _render_page(pg, path: Path, i: int, out_dir: Path, dpi, quality, ocr, min_chars, sub='') -> dict:
     "One PDF page: its image (at most `MAX_RENDER_PIXELS`), text, blocks and lines, as a plain dict."
     area = max(pg.rect.width * pg.rect.height, 1.0) / 72 ** 2  # square inches
     dpi = min(dpi, max(1, int(math.sqrt(MAX_RENDER_PIXELS / area))))  # whole dots per inch, as MuPDF takes them
     scale = dpi / 72
     pix = pg.get_pixmap(dpi=dpi, alpha=False)
     img = Image.frombuffer('RGB', (pix.width, pix.height), pix.samples_mv, 'raw', 'RGB', pix.stride, 1)  # no copy
-    name = page_name(path.stem, i + 1)
+    name = (f'{sub}/' if sub else '') + page_name(path.stem, i + 1)
     img.save(out_dir/'pages'/name, quality=quality)
     tp = pg.get_textpage()  # parse the page's text once for all extractions
     blocks, lines = pdf_blocks(pg, scale, tp), pdf_lines(pg, scale, tp)
@@ -127,14 +127,14 @@ def _render_page(pg, path: Path, i: int, out_dir: Path, dpi, quality, ocr, min_c
                 lines=lines).to_dict()
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #e134de10
-def _ingest_image(path, out_dir, quality, ocr) -> list[dict]:
+def _ingest_image(path, out_dir, quality, ocr, sub='') -> list[dict]:
     try:
         img = Image.open(path)
         img.load()
     except Exception as e: raise SkipFile(f'not a readable image ({type(e).__name__}: {e})') from None
     img = img.convert('RGB')
     doc, page = _image_doc(Path(path))
-    name = page_name(doc, page)
+    name = (f'{sub}/' if sub else '') + page_name(doc, page)
     img.save(Path(out_dir)/'pages'/name, quality=quality)
     blocks = ocr_blocks(img) if ocr else []
     return [
@@ -221,6 +221,51 @@ def _resumed_chunks(parts: Path, # `pages/.done/<name>.parts`: each chunk an ear
         out.append((None, rows, n) if kept else (fn, args, n))
     return out
 
+# %% ../../nbs/10_retrieval.corpus.ipynb #03ec6513
+def _in_use(out_dir: Path, # the corpus (index) dir
+           ) -> dict: # page id (doc, page) -> its files as `pages.jsonl` gives them: (image,) or (image, video clip)
+    "The files the corpus's `pages.jsonl` points at now: those of the index a rebuild replaces; {} without one."
+    try: return {(r['doc'], r['page']): (r['image'], r['video']) if r.get('video') else (r['image'],)
+                 for r in read_jsonl(out_dir/'pages.jsonl')}
+    except (OSError, ValueError, KeyError, TypeError): return {}
+
+def _fresh_dir(ids: list, # the page ids (doc, page) a document is about to be rendered to
+               in_use: dict, # `_in_use`: page id -> the files the live index shows for it
+               source: dict, # `_source` of the file: names the folder, so an interrupted render resumes into it
+              ) -> str: # '' (`pages/` itself), or a folder under it, `r<8 hex digits>`
+    """Where a document's page images (and a video's clips, under `chunks/`) are written: `pages/`, unless the live
+    index shows one of these pages from there; then a folder of `pages/` it shows none of them from. Rendering again
+    never writes over a file the index in the dir still serves: it switches to the new files only when it commits."""
+    dirs = {str(Path(in_use[i][0]).parent) for i in ids if i in in_use}
+    if 'pages' not in dirs: return ''
+    for n in range(len(dirs) + 1):
+        sub = 'r' + hashlib.sha1(f'{json.dumps(source, sort_keys=True)}{n or ""}'.encode()).hexdigest()[:8]
+        if f'pages/{sub}' not in dirs: return sub
+
+def drop_unreferenced(out_dir: str | Path, # the corpus (index) dir
+                      pages: list, # the `Page`s just committed (image and clip paths absolute or relative to `out_dir`)
+                     ) -> int: # files removed
+    """After a commit, remove the page images and video clips that neither the committed pages nor any document's
+    manifest (`pages/.done/`, finished or in chunks) points at: the files a document was rendered again away from
+    (`_fresh_dir`), and those of a render a kill cut short. A document no longer indexed keeps its files while its
+    manifest is there (a later build resumes it). Call it holding the dir's lock (`index_lock`)."""
+    out_dir, root = Path(out_dir), Path(out_dir).resolve()
+    rel = lambda x: str(Path(x).relative_to(root)) if Path(x).is_absolute() and Path(x).is_relative_to(root) else x
+    keep = {rel(x) for p in pages for x in (p.image, p.video) if x}
+    done = out_dir/'pages'/'.done'
+    for f in [*done.glob('*.jsonl'), *done.glob('*.parts/*.jsonl')]:
+        try: keep |= {x for r in read_jsonl(f) for x in (r.get('image'), r.get('video')) if x}
+        except (OSError, ValueError, AttributeError): pass  # unreadable: its document is rendered again anyway
+    gone = 0
+    for top, ext in (('pages', '.jpg'), ('chunks', '.mp4')):
+        for f in sorted((out_dir/top).rglob(f'*{ext}')):
+            if '.done' in f.relative_to(out_dir).parts or str(f.relative_to(out_dir)) in keep: continue
+            f.unlink(missing_ok=True)
+            gone += 1
+        for d in (out_dir/top).glob('r*'):  # the folders of earlier renders, once empty
+            with contextlib.suppress(OSError): d.rmdir()
+    return gone
+
 # %% ../../nbs/10_retrieval.corpus.ipynb #crp01
 def _claim(claimed: dict, # page id (doc, page) -> the file of this run that gives it
            rep: CorpusReport, # gets `path` as skipped when it clashes
@@ -250,6 +295,7 @@ def _plan(files: list[Path], # the documents found (`find_sources`)
           rep: CorpusReport, # gets the files skipped and the documents resumed
           dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames, # as `build_corpus`'s
           taken: dict | None = None, # as `build_corpus`'s
+          in_use: dict | None = None, # page id -> its image in the corpus's `pages.jsonl` now (`_in_use`)
          ) -> tuple: # (seen: name -> path, todo: name -> [(function, args, pages)], sources: name -> `_source`)
     """Name each document, skip duplicates, page-id clashes and unreadable files, resume finished ones made from the
     same file with the same settings, cut the rest into rendering tasks."""
@@ -270,23 +316,21 @@ def _plan(files: list[Path], # the documents found (`find_sources`)
                 seen[key] = path
                 rep.resumed.append(key)
             continue
-        if is_img: n, tasks = 1, [(_ingest_image, (str(path), str(out_dir), quality, ocr), 1)]
-        elif video:
-            try: n = math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6)
-            except VideoError as e:
-                rep.skipped.append((str(path), str(e)))
-                continue
-            tasks = [(ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames), n)]
+        try: n = 1 if is_img else (math.ceil(video_info(path)['duration'] / chunk_seconds - 1e-6) if video
+                                   else _open_pdf(path).page_count)
+        except (SkipFile, VideoError) as e:
+            rep.skipped.append((str(path), str(e)))
+            continue
+        ids = [_image_doc(path)] if is_img else [(path.stem, i) for i in range(1, n + 1)]
+        sub = _fresh_dir(ids, in_use or {}, sources[key])  # never over a file the index in `out_dir` shows
+        (out_dir/'pages'/sub).mkdir(exist_ok=True)
+        if is_img: tasks = [(_ingest_image, (str(path), str(out_dir), quality, ocr, sub), 1)]
+        elif video: tasks = [(ingest_video, (str(path), str(out_dir), quality, ocr, chunk_seconds, ocr_frames, sub), n)]
         else:
-            try: n = _open_pdf(path).page_count
-            except SkipFile as e:
-                rep.skipped.append((str(path), str(e)))
-                continue
-            tasks = [(_render_range, (str(path), s, min(s + chunk, n), str(out_dir), dpi, quality, ocr, min_chars),
+            tasks = [(_render_range, (str(path), s, min(s + chunk, n), str(out_dir), dpi, quality, ocr, min_chars, sub),
                       min(chunk, n - s)) for s in range(0, n, chunk)]
             tasks = _resumed_chunks(done_dir/f'{key}.parts', out_dir, path,
                                     dict(dpi=dpi, quality=quality, ocr=ocr, min_chars=min_chars, chunk=chunk), tasks)
-        ids = [_image_doc(path)] if is_img else [(path.stem, i) for i in range(1, n + 1)]
         if _claim(claimed, rep, path, ids, key, taken):  # to be rendered: a manifest made from another file or with
             manifest.unlink(missing_ok=True)              # other settings is never taken for this one
             seen[key], todo[key] = path, tasks
@@ -326,13 +370,26 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
             return
         # workers import the task functions from the package, not from __main__
         import vrag_nb.retrieval.corpus as mod
-        ex, retry = _pool(workers), []
-        futs = {ex.submit(getattr(mod, fn.__name__), *args): (key, fn, args) for key, fn, args, _ in tasks}
-        for f in as_completed(futs):
-            key, fn, args = futs[f]
+        ex, retry, queue, running = _pool(workers), [], iter(tasks), {}
+        def submit():  # the next chunk, if any: one per worker at a time, never the whole document at once
+            for key, fn, args, _ in queue:
+                running[ex.submit(getattr(mod, fn.__name__), *args)] = (key, fn, args)
+                return
+        def collect(f):
+            key, fn, args = running.pop(f)
             try: finish(key, f.result(), fn, args)
             except BrokenProcessPool: retry.append((key, fn, args))  # workers could not start or died
             except Exception as e: _skip(rep, args[0], e)
+        for _ in range(workers): submit()
+        try:
+            while running:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for f in done:
+                    submit()
+                    collect(f)
+        except KeyboardInterrupt:  # Ctrl-C: nothing more starts; the chunks under way finish (seconds) and are kept
+            for f in as_completed(list(running)): collect(f)  # a second Ctrl-C stops at once
+            raise
         if retry:
             print(f'rendering processes failed; rendering {len(retry)} tasks in this process instead', file=sys.stderr)
         for key, fn, args in retry: run_here(key, fn, args)
@@ -357,7 +414,9 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
                  taken: dict | None = None,
                 ) -> CorpusReport:
     """Render documents to `out_dir/pages/<doc>_<page>.jpg` (videos: one page per chunk) and write `pages.jsonl`;
-    resumable; bad files are reported and skipped."""
+    resumable; bad files are reported and skipped. A document rendered again over an index goes to a folder of `pages/`
+    that index does not read (`_fresh_dir`); over a live index, pass `pages_file=None` and give the pages to
+    `PageIndex.build`, which commits them with the index in one step."""
     out_dir = Path(out_dir)
     with index_lock(out_dir):  # one writer at a time (`91_retrieval.store`)
         done_dir = out_dir/'pages'/'.done'
@@ -367,7 +426,7 @@ def build_corpus(sources: list[str | Path] | str | Path, # PDF, image or video f
         files, skipped = find_sources(sources)
         rep = CorpusReport(out_dir, skipped=skipped)
         seen, todo, sources = _plan(files, out_dir, rep, dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames,
-                                    taken)
+                                    taken, _in_use(out_dir))
         _render(todo, done_dir, rep, workers, progress, sources)
         for key in seen:  # every complete document, in source order
             if (done_dir/f'{key}.jsonl').exists():

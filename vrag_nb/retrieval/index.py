@@ -11,7 +11,7 @@ import numpy as np
 import faiss
 import vrag_nb
 from ..core import Page, Hit
-from .corpus import load_pages
+from .corpus import load_pages, drop_unreferenced
 from .embed import Embedder, MiniLMEmbedder, E5Embedder
 from .static import StaticEmbedder
 from .sparse import BM25Pages, BM25Windows, bm25_texts, rrf_fuse, minmax_fuse, check_weights
@@ -97,14 +97,19 @@ def build(cls: PageIndex,
           method: str = 'hybrid', # default search method stored in meta.json: 'dense', 'bm25' or 'hybrid'
           kind: str = 'auto', # FAISS index kind: 'flat', 'hnsw', 'ivfpq', or 'auto' (by size, see 19_retrieval.ann)
           progress: bool = True, # tqdm progress bar
+          # the corpus (`build_corpus(..., pages_file=None).pages`, images relative to `path`): committed as pages.jsonl
+          # with the other files, so a killed rebuild leaves the index before whole; None: read `path/pages.jsonl`
+          pages: list[Page] | None = None,
          ) -> PageIndex:
-    "Embed every page (resuming from checkpoint shards), build BM25, write the index files, return the index."
+    """Embed every page (resuming from checkpoint shards), build BM25, write the index files in one commit, return
+    the index; the page images no page or manifest points at any more are then removed (`drop_unreferenced`)."""
     path = Path(path)
     with index_lock(path):  # one writer at a time (`91_retrieval.store`)
         path, embedder = Path(path), get_embedder(embedder)
         if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         if kind not in ('auto', *KINDS): raise ValueError(f"kind must be 'auto' or one of {KINDS}, got {kind!r}")
-        pages = absolute_paths(load_pages(path), path)  # embedders that read images get paths they can open
+        rows = None if pages is None else ''.join(json.dumps(p.to_dict(), ensure_ascii=False) + '\n' for p in pages)
+        pages = absolute_paths(load_pages(path) if pages is None else pages, path)  # embedders open images
         if not pages: raise ValueError(f"{path}/pages.jsonl has no pages: nothing to index")
         ckpt = path/'ckpt'
         vecs, owner = embed_resumable(ckpt, pages, embedder, batch_size, checkpoint_every, progress)
@@ -116,8 +121,10 @@ def build(cls: PageIndex,
                     multi_vector=bool(getattr(embedder, 'multi_vector', False)), method=method,
                     fusion=default_fusion(embedder), created=datetime.now(timezone.utc).isoformat(timespec='seconds'),
                     version=vrag_nb.__version__, pages_hash=pages_hash(pages))
-        commit_files(path, {**index_files(index, owner, bm25, meta), 'pages.sha256': image_manifest(pages, path)})
+        commit_files(path, {**index_files(index, owner, bm25, meta), 'pages.sha256': image_manifest(pages, path),
+                            **({'pages.jsonl': rows.encode()} if rows is not None else {})})
         shutil.rmtree(ckpt, ignore_errors=True)
+        drop_unreferenced(path, pages)  # the files of the index it replaced, and of renders a kill cut short
         return cls(path, pages, to_gpu(index), owner, bm25, embedder, meta)
 
 # %% ../../nbs/18_retrieval.index.ipynb #b2790398

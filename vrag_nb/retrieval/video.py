@@ -130,10 +130,11 @@ def ingest_video(path: str | Path, # a video file
                  ocr: bool, # read text off frames with RapidOCR
                  chunk_seconds: float, # chunk length, seconds
                  ocr_frames: int, # frames read per chunk (spread over it), besides the middle one
+                 sub: str = '', # a folder of `pages/` and `chunks/` to write into (`corpus._fresh_dir`); '': none
                 ) -> list[dict]: # one `Page` dict per chunk, in order
     "A video as corpus pages, one per chunk: its middle frame, the text OCR reads on its frames; raises `VideoError`."
     path, out_dir = Path(path), Path(out_dir)
-    chunks = split_video(path, out_dir/'chunks', chunk_seconds)
+    chunks, into = split_video(path, out_dir/'chunks'/sub, chunk_seconds), f'{sub}/' if sub else ''
     pages = []
     for i, (clip, start, end) in enumerate(chunks, 1):
         d = video_info(clip)['duration']
@@ -141,7 +142,8 @@ def ingest_video(path: str | Path, # a video file
                                             for k in range(ocr_frames)}) if ocr else [round(d / 2, 3)]
         imgs = dict(zip(times, video_frames(clip, times)))
         mid = imgs[round(d / 2, 3)]
-        name = page_name(path.stem, i)
+        name = into + page_name(path.stem, i)
+        (out_dir/'pages'/name).parent.mkdir(exist_ok=True)
         mid.save(out_dir/'pages'/name, quality=quality)
         blocks, lines = (ocr_blocks(mid) if ocr else []), []
         for t in times if ocr else []:
@@ -150,5 +152,5 @@ def ingest_video(path: str | Path, # a video file
                 if not any(re.sub(r'\s', '', b[4]) == re.sub(r'\s', '', l) for l in lines): lines.append(b[4])
         pages.append(
             Page(path.stem, i, f'pages/{name}', mid.width, mid.height, '\n'.join(lines), blocks, str(path), bool(ocr),
-                 video=f'chunks/{clip.name}', start=round(start, 3), end=round(end, 3)).to_dict())
+                 video=f'chunks/{into}{clip.name}', start=round(start, 3), end=round(end, 3)).to_dict())
     return pages
