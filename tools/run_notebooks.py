@@ -48,7 +48,7 @@ def stable_text(text: str, tmp: dict) -> str:
     return re.sub(r'\b0x[0-9a-f]{6,}\b', '0x…', text)
 
 def smaller_png(b64) -> str:
-    "A PNG output (base64) saved again with PIL's `optimize` (the same pixels, often fewer bytes), whichever is smaller."
+    "A PNG output (base64) saved again with PIL's `optimize` (the same pixels, often fewer bytes) if that is smaller."
     import base64, io
     from PIL import Image
     raw = base64.b64decode(''.join(b64) if isinstance(b64, list) else b64)
