@@ -1,20 +1,24 @@
 """Fairness under a heavy client: 16 ordinary clients' search latency, alone and while one client sends the heaviest
 legal requests back to back, against a server that takes whole requests first come first served (`fair=False`) and one
-that takes a slice from each connection in turn (the default, `22_retrieval.server.Batcher`); issue 63's item 3.
+where clients take turns by the search time they cost (the default, `22_retrieval.server.Batcher`); issues 63 and 80.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/fairness.py --out benchmarks/results/fairness.json
 
 The index: the two sample papers and R-intro (data/pdfs), hybrid search re-ranked, as `vrag_serve` serves it. Each
 server runs in its own process (uvicorn, one worker) on loopback; the clients are threads of this process, each with its
-own connection (httpx), each sending one question of data/qa.json at a time (top_k 3) for --seconds. The heavy client
-sends the heaviest request the server allows, chosen by timing each candidate alone first: 64 queries of 125 characters
-at top_k 10, or 4 queries of 2,000 characters at top_k 100 (`MAX_REQUEST_CHARS`, `MAX_REQUEST_RESULTS`). The FIFO server
-gets the same heavy request, so the two differ only in how requests take turns. Writes per server and load the ordinary
-clients' p50, p99 and count, the heavy client's requests, and the ratios loaded / unloaded (the goal: p50 within 2x, p99
-within 3x), and the heavy request's time with nobody else asking (what taking turns costs a lone client). Several
---runs, each a fresh server; their medians are reported beside each run.
+own connection (httpx) and its own loopback address (127.0.0.10 to 127.0.0.25: a client is an address), each sending one
+question of data/qa.json at a time (top_k 3) for --seconds. The heavy client, from 127.0.0.2, sends the heaviest request
+the server allows, chosen by timing each candidate alone first: 64 queries of 125 characters at top_k 10, or 4 queries
+of 2,000 characters at top_k 100 (`MAX_REQUEST_CHARS`, `MAX_REQUEST_RESULTS`), in three loads: `known words` (the same
+request each time, words of the questions), `fresh words` (the same shape, of random words never seen before, new in
+every request: the re-ranker's word cache misses every time) and `fresh words, 8 connections` (that client sends them
+over 8 connections at once). The FIFO server gets the same heavy requests, so the two differ only in how requests take
+turns. Writes per server and load the ordinary clients' p50, p99 and count, the heavy client's requests, and the ratios
+loaded / alone (the goal: p50 within 2x, p99 within 3x), and the heavy request's time with nobody else asking (what
+taking turns costs a lone client). Several --runs, each a fresh server per load; their medians are reported beside each
+run.
 """
-import argparse, json, os, socket, subprocess, sys, tempfile, threading, time
+import argparse, json, os, random, socket, string, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 import httpx, numpy as np
 
@@ -45,25 +49,37 @@ def start(index: Path, fair: bool):
     p.kill(); raise SystemExit('the server did not start')
 
 
-def clients(url: str, questions: list, seconds: float, heavy: dict | None, n: int = 16) -> dict:
-    "n ordinary clients for `seconds`, and the heavy client sending `heavy` back to back (None: none)."
+def fresh(request: dict, rng: random.Random) -> dict:
+    "The same shape of request (queries of the same lengths, the same top_k) in random words never seen before."
+    def words(n):
+        out = ''
+        while len(out) < n: out += ''.join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 10))) + ' '
+        return out[:n]
+    return dict(request, queries=[words(len(q)) for q in request['queries']])
+
+
+def clients(url: str, questions: list, seconds: float, heavy: dict | None, n: int = 16, fresh_words: bool = False,
+            connections: int = 1) -> dict:
+    """n ordinary clients for `seconds`, each from its own address, and the heavy client sending `heavy` back to back
+    from 127.0.0.2 (None: none), over `connections` connections, in fresh random words when `fresh_words`."""
     stop, lat, done_heavy = time.time() + seconds, [], []
     def ordinary(k):
-        with httpx.Client(timeout=120) as c:
+        with httpx.Client(timeout=120, transport=httpx.HTTPTransport(local_address=f'127.0.0.{10 + k}')) as c:
             i = k
             while time.time() < stop:
                 t = time.perf_counter()
                 r = c.post(f'{url}/search', json={'queries': [questions[i % len(questions)]], 'top_k': 3})
                 if r.status_code == 200: lat.append(time.perf_counter() - t)
                 i += n
-    def heavy_client():
-        with httpx.Client(timeout=300) as c:
+    def heavy_client(k):
+        rng = random.Random(k)
+        with httpx.Client(timeout=300, transport=httpx.HTTPTransport(local_address='127.0.0.2')) as c:
             while time.time() < stop:
-                t = time.perf_counter(); r = c.post(f'{url}/search', json=heavy)
+                t = time.perf_counter(); r = c.post(f'{url}/search', json=fresh(heavy, rng) if fresh_words else heavy)
                 if r.status_code != 200: raise SystemExit(f'the heavy request was refused: {r.text[:300]}')
                 done_heavy.append(time.perf_counter() - t)
     ts = [threading.Thread(target=ordinary, args=(k,)) for k in range(n)]
-    if heavy: ts.append(threading.Thread(target=heavy_client))
+    if heavy: ts += [threading.Thread(target=heavy_client, args=(k,)) for k in range(connections)]
     for t in ts: t.start()
     for t in ts: t.join()
     ms = np.array(lat) * 1000
@@ -95,35 +111,48 @@ def main():
                machine=f'{os.cpu_count()}-core CPU', pages=len(idx.pages), seconds=a.seconds, candidates={}, runs=[])
     p, url = start(idx.path, True)
     try:
-        for name, c in candidates.items():  # each alone, three times
-            ts = []
-            for _ in range(3):
-                t = time.perf_counter(); httpx.post(f'{url}/search', json=c, timeout=300).raise_for_status()
-                ts.append(time.perf_counter() - t)
-            res['candidates'][name] = round(float(np.median(ts)), 3)
+        for name, c in candidates.items():  # each alone, three times, in the questions' words and in fresh ones
+            res['candidates'][name] = {}
+            for words in ('known words', 'fresh words'):
+                ts = []
+                for k in range(3):
+                    req = fresh(c, random.Random(200 + k)) if words == 'fresh words' else c
+                    t = time.perf_counter(); httpx.post(f'{url}/search', json=req, timeout=300).raise_for_status()
+                    ts.append(time.perf_counter() - t)
+                res['candidates'][name][words] = round(float(np.median(ts)), 3)
     finally: p.kill()
-    heavy_name = max(res['candidates'], key=res['candidates'].get)
-    res['heavy'] = heavy_name; heavy = candidates[heavy_name]
-    print(json.dumps(res['candidates']), 'heavy:', heavy_name, flush=True)
+    heaviest = {w: max(res['candidates'], key=lambda n: res['candidates'][n][w])
+                for w in ('known words', 'fresh words')}
+    res['heavy'] = heaviest
+    print(json.dumps(res['candidates']), 'heavy:', heaviest, flush=True)
+    loads = {'known words': dict(), 'fresh words': dict(fresh_words=True),
+             'fresh words, 8 connections': dict(fresh_words=True, connections=8)}
     for run in range(a.runs):
         row = {}
         for fair in (False, True):
-            p, url = start(idx.path, fair)
-            try:
-                name = 'taking turns' if fair else 'first come first served'
-                lone = []  # the heavy request with nobody else asking: what taking turns costs a lone client
-                for _ in range(3):
-                    t = time.perf_counter(); httpx.post(f'{url}/search', json=heavy, timeout=300).raise_for_status()
-                    lone.append(time.perf_counter() - t)
-                alone, loaded = clients(url, questions, a.seconds, None), clients(url, questions, a.seconds, heavy)
-                row[name] = dict(alone=alone, loaded=loaded, p50_ratio=round(loaded['p50_ms'] / alone['p50_ms'], 2),
-                                 p99_ratio=round(loaded['p99_ms'] / alone['p99_ms'], 2),
-                                 heavy_alone_s=round(float(np.median(lone)), 3))
-                print(run, name, json.dumps(row[name]), flush=True)
-            finally: p.kill()
+            name = 'taking turns' if fair else 'first come first served'
+            row[name] = {}
+            for load, kw in loads.items():
+                heavy = candidates[heaviest['fresh words' if kw.get('fresh_words') else 'known words']]
+                p, url = start(idx.path, fair)
+                try:
+                    lone = []  # the heavy request with nobody else asking: what taking turns costs a lone client
+                    for k in range(3):
+                        req = fresh(heavy, random.Random(100 + k)) if kw.get('fresh_words') else heavy
+                        t = time.perf_counter(); httpx.post(f'{url}/search', json=req, timeout=300).raise_for_status()
+                        lone.append(time.perf_counter() - t)
+                    alone = clients(url, questions, a.seconds, None)
+                    loaded = clients(url, questions, a.seconds, heavy, **kw)
+                    row[name][load] = dict(alone=alone, loaded=loaded,
+                                           p50_ratio=round(loaded['p50_ms'] / alone['p50_ms'], 2),
+                                           p99_ratio=round(loaded['p99_ms'] / alone['p99_ms'], 2),
+                                           heavy_alone_s=round(float(np.median(lone)), 3))
+                    print(run, name, load, json.dumps(row[name][load]), flush=True)
+                finally: p.kill()
         res['runs'].append(row)
-    res['median'] = {name: {k: float(np.median([r[name][k] for r in res['runs']]))
-                            for k in ('p50_ratio', 'p99_ratio', 'heavy_alone_s')} for name in res['runs'][0]}
+    res['median'] = {name: {load: {k: float(np.median([r[name][load][k] for r in res['runs']]))
+                                   for k in ('p50_ratio', 'p99_ratio', 'heavy_alone_s')} for load in loads}
+                     for name in res['runs'][0]}
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(res, indent=1) + '\n')
     print(json.dumps(res['median']))

@@ -88,32 +88,41 @@ def _eval_retrieval(idx, # the loaded index
     missing = {p for e in exs for p in gold_pages(e)} - {p.pid for p in idx.pages}
     if missing:
         print(f'warning: {len(missing)} gold pages are not in the index (e.g. {sorted(missing)[0]})', file=sys.stderr)
-    default = idx.meta['method']
-    runs = {m: evaluate_retrieval(idx, exs, top_k, m, progress=len(exs) > 1000)
-            for m in (default, *[m for m in ('dense', 'bm25', 'hybrid') if m != default])}
+    default, runs = idx.meta['method'], {}
+    methods = [default, *[m for m in ('dense', 'bm25', 'hybrid') if m != default]]
+    for m in methods:
+        try: runs[m] = evaluate_retrieval(idx, exs, top_k, m, progress=len(exs) > 1000, partial=True)
+        except KeyboardInterrupt:  # before its first chunk: the methods finished are reported
+            if not runs: die('interrupted before any question was searched; nothing to report', 130)
+            break
+        if runs[m]['interrupted']: break  # Ctrl-C: the questions searched so far are reported, the rest not searched
+    stopped = len(runs) < len(methods) or any(r['interrupted'] for r in runs.values())
     summary = lambda r: {k: v for k, v in r.items() if k != 'rows'}
     res = {**summary(runs[default]), 'method': default, 'embedder': idx.meta['embedder'],
-           'methods': {m: summary(r) for m, r in runs.items()}}
+           'methods': {m: summary(r) for m, r in runs.items()}, 'questions': len(exs), 'interrupted': stopped}
     if out:
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(js.dumps({**res, 'rows': {m: r['rows'] for m, r in runs.items()}}, indent=1))
         plot_retrieval(runs, out.with_suffix('.png'))
-    if json:
-        print(js.dumps(res))
-        return
-    print(f"{idx.meta['embedder']} index, {res['n']} questions (default method: {default})")
-    print(f"{'method':8s} {'questions':10s} {'recall@1':>9s} {'recall@5':>9s} {'mrr@10':>9s} {'ndcg@5':>9s} {'n':>4s}")
-    for m, r in runs.items():
-        for name, x in [('all', r), *r['by_type'].items()]:
-            print(f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} "
-                  f"{x['ndcg@5']:9.3f} {x['n']:4d}")
-    if any('2+' in r['by_pages'] for r in runs.values()):  # multi-hop: the share of their pages found, rank 1 a gold
-        print(f"\nquestions that need several pages: {'method':8s} {'hit@1':>6s} {'recall@5':>9s} {'n':>4s}")
+    if json: print(js.dumps(res))
+    else:
+        print(f"{idx.meta['embedder']} index, {res['n']} questions (default method: {default})")
+        print(f"{'method':8s} {'questions':10s} {'recall@1':>9s} {'recall@5':>9s} {'mrr@10':>9s} {'ndcg@5':>9s} "
+              f"{'n':>4s}")
         for m, r in runs.items():
-            x = r['by_pages']['2+']
-            print(f"{'':34s}{m:8s} {x['hit@1']:6.3f} {x['recall@5']:9.3f} {x['n']:4d}")
-    if out: print(f'results in {out}, plot in {out.with_suffix(".png")}')
+            for name, x in [('all', r), *r['by_type'].items()]:
+                print(f"{m:8s} {name:10s} {x['recall@1']:9.3f} {x['recall@5']:9.3f} {x['mrr@10']:9.3f} "
+                      f"{x['ndcg@5']:9.3f} {x['n']:4d}")
+        if any('2+' in r['by_pages'] for r in runs.values()):  # multi-hop: the share of its pages found; rank 1 gold
+            print(f"\nquestions that need several pages: {'method':8s} {'hit@1':>6s} {'recall@5':>9s} {'n':>4s}")
+            for m, r in runs.items():
+                x = r['by_pages']['2+']
+                print(f"{'':34s}{m:8s} {x['hit@1']:6.3f} {x['recall@5']:9.3f} {x['n']:4d}")
+        if out: print(f'results in {out}, plot in {out.with_suffix(".png")}')
+    if stopped:  # Ctrl-C: what was searched is reported (and written) above; exit as an interrupted command does
+        done = ', '.join(f"{m} over {r['n']}" for m, r in runs.items())
+        die(f'interrupted: {done} of {len(exs)} questions' + (f', written to {out}' if out else ''), 130)
 
 # %% ../../nbs/82_cli.eval.ipynb #07607043
 @call_parse

@@ -162,6 +162,9 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
                per_address: Param('open connections from one client address beyond which its new ones get 503 '
                                   '(default: three quarters of --limit_concurrency)', int) = None,
                rerank: Param('hybrid search: candidates to re-rank (0: off; default: the ranker\'s)', int) = None,
+               client_header: Param('a header naming the client, set by a trusted proxy in front (e.g. '
+                                    'X-Forwarded-For): searches take turns by client; default: its address',
+                                    str) = None,
                unverified: Param('load an index whose meta.json records no file hashes (none of its files can then be '
                                  'checked)', store_true) = False):
     """Serve an index over HTTP in VRAG's search wire format (POST /search, GET /search, /health, /pages), following
@@ -169,7 +172,7 @@ def vrag_serve(index_dir: Param('index dir written by vrag_index', str),
     import uvicorn
     from vrag_nb.retrieval.server import create_app
     from vrag_nb.retrieval.serving import server_config
-    app = create_app(load_index(index_dir, rerank, unverified), follow=follow)
+    app = create_app(load_index(index_dir, rerank, unverified), follow=follow, client_header=client_header)
     uvicorn.Server(server_config(app, host, port, header_timeout=header_timeout, timeout_keep_alive=keep_alive,
                                  limit_concurrency=limit_concurrency, max_per_address=per_address)).run()
 

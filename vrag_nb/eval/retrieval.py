@@ -177,15 +177,22 @@ def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str],
                        method: str | None = None, # search method ('dense', 'bm25', 'hybrid'); None: the index's default
                        progress: bool = False, # a tqdm bar (stderr) over the questions, searched `chunk` at a time
                        chunk: int = 256, # questions searched together
+                       # on Ctrl-C, stop and return the metrics of the questions searched so far, `interrupted` set
+                       # (at least one chunk searched; else `KeyboardInterrupt` is raised); False: raise it
+                       partial: bool = False,
                       ) -> dict: # means ('recall@1', 'recall@5', 'mrr@10', 'ndcg@5', 'hit@1'), 'n', 'by_type', ...
     """Retrieval metrics over a QA set: means over questions, per query_type (`by_type`), per number of pages a question
-    needs (`by_pages`: '1', or '2+' for multi-hop questions), and one row per question (`rows`)."""
+    needs (`by_pages`: '1', or '2+' for multi-hop questions), one row per question (`rows`), and `interrupted`."""
     from tqdm.auto import tqdm
-    results, qs = [], [e['query'] for e in examples]
+    results, qs, interrupted = [], [e['query'] for e in examples], False
     with tqdm(total=len(qs), desc=f"searching ({method or 'default'})", unit='q', disable=not progress) as bar:
-        for i in range(0, len(qs), chunk):
-            results += index.search(qs[i : i + chunk], top_k=max(top_k, 10), method=method)
-            bar.update(len(qs[i : i + chunk]))
+        try:
+            for i in range(0, len(qs), chunk):
+                results += index.search(qs[i : i + chunk], top_k=max(top_k, 10), method=method)
+                bar.update(len(qs[i : i + chunk]))
+        except KeyboardInterrupt:
+            if not (partial and results): raise
+            interrupted = True
     rows = []
     for e, hits in zip(examples, results):
         ranked, gold, need = [h.page.pid for h in hits], gold_pages(e), len(e['meta_info']['reference_page'])
@@ -203,7 +210,8 @@ def evaluate_retrieval(index, # a `PageIndex` (anything with `.search(list[str],
     for r in rows: groups[r['query_type']].append(r)
     by_pages = {'1': [r for r in rows if r['needed'] <= 1], '2+': [r for r in rows if r['needed'] > 1]}
     return mean(rows) | {'by_type': {t: mean(rs) for t, rs in sorted(groups.items())},
-                         'by_pages': {k: mean(rs) for k, rs in by_pages.items() if rs}, 'rows': rows}
+                         'by_pages': {k: mean(rs) for k, rs in by_pages.items() if rs}, 'rows': rows,
+                         'interrupted': interrupted}
 
 # %% ../../nbs/52_eval.retrieval.ipynb #03e6d25f
 def plot_retrieval(results: dict, # method name -> result of `evaluate_retrieval`

@@ -24,7 +24,7 @@ log = logging.getLogger('uvicorn.error')  # the server's log: uvicorn's own, so 
 
 # %% auto #0
 __all__ = ['log', 'Query_', 'MAX_REQUEST_CHARS', 'MAX_REQUEST_RESULTS', 'SearchRequest', 'Batcher', 'HashCheck', 'IndexFollower',
-           'create_app', 'SearchClient']
+           'client_key', 'create_app', 'SearchClient']
 
 # %% ../../nbs/22_retrieval.server.ipynb #44f4181d
 Query_ = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
@@ -65,7 +65,9 @@ class SearchRequest(BaseModel):
 # %% ../../nbs/22_retrieval.server.ipynb #dea74af3
 class Batcher:
     """One search thread that serves waiting requests together (dynamic batching), taking a slice of queries from each
-    waiting client in turn, so that one client's large requests cannot hold the others back."""
+    waiting client in turn, the turns counted by the search time each client's slices cost: a client whose requests
+    cost ten times more waits while the others are served ten times (fair queueing by service, as in Demers, Keshav and
+    Shenker, 1989), so that one client's heavy requests cannot hold the others back."""
     def __init__(self, index: PageIndex, # the index a request names none searches
                  max_batch: int = 64, # most queries searched together
                  # most characters of queries searched together (a batch holds at least one slice): long queries are
@@ -74,9 +76,20 @@ class Batcher:
                  # a request is searched in slices of at most this many queries and `max_batch_chars` characters (at
                  # least one query), one slice per client in turn; 0: whole requests, first come first served
                  slice_queries: int = 4,
+                 # seconds of search a waiting client may have had beyond the least-served active one and still join
+                 # a batch; inf: every waiting client joins every batch (turns counted in slices, whatever they cost)
+                 quantum: float = 0.01,
+                 # seconds a client counts as active after its last answer (it is reading it and will ask again): a
+                 # client ahead waits that long for it, not only for the clients waiting at this instant
+                 linger: float = 0.05,
                 ):
         self.index, self.max_batch, self.max_chars, self.slice = index, max_batch, max_batch_chars, slice_queries
+        self.quantum, self.linger = quantum, linger
         self.cv, self.waiting = threading.Condition(), collections.OrderedDict()  # client -> deque of slices, in turn
+        # client -> seconds of search charged to it (its virtual time); a client that starts waiting starts at `clock`,
+        # the least an active client had at the last batch, so that time spent away is not banked as credit
+        self.used, self.clock = {}, 0.0
+        self.answered = {}  # client -> when its last slice was answered (time.monotonic), for `linger`
         self.batches = collections.deque(maxlen=1000)  # sizes of the last batches (queries), for tests and monitoring
         threading.Thread(target=self._loop, daemon=True).start()
 
@@ -84,7 +97,7 @@ class Batcher:
                top_k: int, # pages per query
                method: str | None = None, # search method (None: the index's default)
                index: PageIndex | None = None, # the index to search (None: `self.index`)
-               client=None, # who asks (e.g. the connection's address and port); None: one anonymous client
+               client=None, # who asks (`client_key`: an address, or a configured header); None: one anonymous client
               ):
         "Queue a request; returns a `concurrent.futures.Future` of its list of hit lists."
         from concurrent.futures import Future
@@ -98,8 +111,9 @@ class Batcher:
             job['fut'].set_result([])
             return job['fut']
         with self.cv:
+            if client not in self.waiting: self.used[client] = max(self.used.get(client, 0.0), self.clock)
             pending = self.waiting.setdefault(client, collections.deque())
-            pending.extend((queries[a:b], a, top_k, method, index or self.index, job)
+            pending.extend((queries[a:b], a, top_k, method, index or self.index, client, job)
                            for a, b in zip(cuts, cuts[1:] + [len(queries)]))
             self.cv.notify()
         return job['fut']
@@ -107,32 +121,53 @@ class Batcher:
 # %% ../../nbs/22_retrieval.server.ipynb #batch02
 @patch
 def _take(self: Batcher) -> list:
-    """The next batch: one slice from each waiting client in turn, while it stays within `max_batch` queries and
-    `max_batch_chars` characters (the first slice always), never two of one client's: a client's next slice waits
-    for the next batch, so whoever arrives meanwhile is searched before it."""
+    """The next batch: one slice from each waiting client, the least served first, while it stays within `max_batch`
+    queries and `max_batch_chars` characters (the first slice always), never two of one client's. A client that has had
+    more than `quantum` seconds of search beyond the least-served active client (waiting, or answered within `linger`
+    seconds) sits the batch out until the others have had as much, or have been away for `linger` seconds."""
     with self.cv:
-        while not self.waiting: self.cv.wait()
-        batch, n, chars, served = [], 0, 0, set()
-        while self.waiting:
-            client, pending = next(iter(self.waiting.items()))
+        while True:
+            while not self.waiting: self.cv.wait()
+            now = time.monotonic()
+            for c in [c for c, t in self.answered.items() if now - t >= self.linger]: del self.answered[c]
+            away = [c for c in self.answered if c not in self.waiting]  # answered moments ago, likely to ask again
+            floor = min(self.used[c] for c in [*self.waiting, *away])
+            self.clock = max(self.clock, floor)
+            order = sorted(self.waiting, key=self.used.__getitem__)  # stable: among equals, the longest waiting first
+            if self.used[order[0]] <= floor + self.quantum: break
+            # everyone waiting is ahead of a client answered moments ago: give it until its `linger` ends to ask again
+            self.cv.wait(min(self.answered[c] for c in away if self.used[c] == floor) + self.linger - now)
+        for c in [c for c, u in self.used.items() if u <= self.clock and c not in self.waiting and c not in away]:
+            del self.used[c]  # it starts at `clock` when it asks again anyway
+        batch, n, chars = [], 0, 0
+        for client in order:
+            pending = self.waiting[client]
             qs = pending[0][0]
             size = sum(map(len, qs))
-            if batch and (n + len(qs) > self.max_batch or chars + size > self.max_chars or client in served): break
-            served.add(client)
+            if batch and (self.used[client] > floor + self.quantum or n + len(qs) > self.max_batch
+                          or chars + size > self.max_chars): break
             batch.append(pending.popleft())
             n, chars = n + len(qs), chars + size
-            if pending: self.waiting.move_to_end(client)  # its next slice waits for every other client's
+            if pending: self.waiting.move_to_end(client)  # among equals, its next slice waits for every other client's
             else: del self.waiting[client]
         return batch
 
 # %% ../../nbs/22_retrieval.server.ipynb #batch03
+def _cost_shares(slices: list) -> list[float]:
+    """How one search call's time is shared among the slices searched in it: by characters, plus 50 a query for what
+    every query costs whatever its length (embedding it, the re-ranker's candidates)."""
+    w = [sum(len(q) + 50 for q in s[0]) for s in slices]
+    return [x / sum(w) for x in w]
+
 @patch
 def _loop(self: Batcher):
-    "The search thread: each batch searched in one call per index and method, each request handed its own hits."
+    """The search thread: each batch searched in one call per index and method, each request handed its own hits, each
+    client charged its share of the call's time."""
     while True:
         batch, groups = self._take(), {}
         for s in batch: groups.setdefault((id(s[4]), s[3]), []).append(s)  # one search call per index and method
         for (_, method), ss in groups.items():
+            t0 = time.perf_counter()
             try:
                 hits = ss[0][4].search([q for s in ss for q in s[0]], top_k=max(s[2] for s in ss), method=method)
                 self.batches.append(sum(len(s[0]) for s in ss))
@@ -140,6 +175,13 @@ def _loop(self: Batcher):
                 for *_, job in ss:
                     if not job['fut'].done(): job['fut'].set_exception(e)
                 continue
+            finally:
+                spent = time.perf_counter() - t0
+                with self.cv:
+                    for s, share in zip(ss, _cost_shares(ss)):
+                        if s[5] in self.used:
+                            self.used[s[5]] += spent * share
+                            self.answered[s[5]] = time.monotonic()
             i = 0
             for qs, at, top_k, *_, job in ss:
                 job['hits'][at:at + len(qs)] = [h[:top_k] for h in hits[i:i + len(qs)]]
@@ -242,15 +284,25 @@ async def _bad_request(request: Request, exc: RequestValidationError):
     return JSONResponse({'detail': [{k: e[k] for k in ('type', 'loc', 'msg') if k in e} for e in exc.errors()]},
                         status_code=422)
 
+def client_key(request: Request, # the request being served
+               header: str | None = None, # a header naming the client, set by a proxy in front (`X-Forwarded-For`:
+                                          # its first address); None: the connection's address
+              ) -> str | None: # who asks: one client whatever the number of its connections; None when unknown
+    """The client a request counts against when searches take turns: its address, not its connection (a client on 8
+    connections is one client), or the first value of `header` when a trusted proxy names the client there."""
+    if header and (named := request.headers.get(header, '').split(',')[0].strip()): return named
+    return request.client.host if request.client else None
+
 def _add_search(app: FastAPI, # the app being built: `app.state` holds the index, its hash check and the batcher
-                fair: bool, # each connection takes its turn (`create_app`'s `fair`); False: one anonymous client
+                fair: bool, # clients take turns (`create_app`'s `fair`); False: one anonymous client
+                client_header: str | None = None, # as `client_key`'s `header`
                ):
     "Register `POST /search` and the reference's legacy `GET /search`, both searched through `app.state.batcher`."
     import asyncio
     async def run(request, response, index, queries, top_k, method=None):
-        """Searched by the batcher, taking turns with other connections (`Batcher`: each connection is a client); an
-        index that the background check found damaged is named in the `X-Index-Damaged` header of every answer."""
-        client = (request.client.host, request.client.port) if request.client and fair else None
+        """Searched by the batcher, taking turns with other clients (`Batcher`, `client_key`); an index that the
+        background check found damaged is named in the `X-Index-Damaged` header of every answer."""
+        client = client_key(request, client_header) if fair else None
         chk = app.state.check
         if chk.index is index and chk.damaged: response.headers['X-Index-Damaged'] = ', '.join(chk.damaged)
         return await asyncio.wrap_future(app.state.batcher.submit(queries, top_k, method, index, client))
@@ -320,8 +372,10 @@ def _add_pages(app: FastAPI, # the app being built
 def create_app(index: PageIndex, # the index to serve
                max_batch: int = 64, # most queries searched together by the batcher
                follow: float = 1.0, # seconds between looks for a committed change of the index dir (0: never look)
-               # each connection takes its turn (`Batcher`'s slices); False: whole requests, first come first served
+               # clients take turns by the search time they cost (`Batcher`); False: first come first served
                fair: bool = True,
+               # a header that names the client (`X-Forwarded-For`, set by a trusted proxy); None: its address
+               client_header: str | None = None,
               ) -> FastAPI:
     """The search app: `POST /search`, legacy `GET /search`, `GET /health`, `GET /pages/{doc}/{page}`; it follows the
     index dir (`IndexFollower`), each request answered from one index, the old or the new."""
@@ -334,7 +388,7 @@ def create_app(index: PageIndex, # the index to serve
     app.state.follower = IndexFollower(app, follow) if follow else None
 
     app.add_exception_handler(RequestValidationError, _bad_request)
-    _add_search(app, fair)
+    _add_search(app, fair, client_header)
     _add_health(app)
     _add_pages(app)
     return app

@@ -45,9 +45,11 @@ def _over_limit(proto, # the new connection's protocol: its server's `connection
                 max_connections: int, # connections open at once
                 max_per_address: int | None, # connections open at once from one address; None: no cap
                 per_address: collections.Counter, # address -> connections open
+                opened: dict | None = None, # address -> its open connections, oldest first (`_close_idle`)
                ) -> bytes | None:
-    "The 503 body for a connection past either cap (the cap logged), or None when it may open."
-    if len(proto.connections) >= max_connections:
+    """The 503 body for a connection past either cap (the cap logged), or None when it may open; at the total cap, the
+    longest-idle connection of the address that holds the most is closed to let it in (`_close_idle`) where one is."""
+    if len(proto.connections) >= max_connections and not (opened and _close_idle(proto, opened)):
         proto.logger.warning('more than %d connections open: answering new ones 503', max_connections)
         return b'too many connections open; try again shortly\n'
     if max_per_address is not None and per_address[proto.address] >= max_per_address:
@@ -62,25 +64,54 @@ def _release(per_address: collections.Counter, # address -> connections open
     per_address[address] -= 1
     if per_address[address] <= 0: del per_address[address]
 
+def _close_idle(proto, # the new connection's protocol (its `address`, `logger`)
+                opened: dict, # address -> {protocol: None} of its open connections, oldest first; the one closed leaves
+               ) -> bool: # True: one was closed
+    """Close the longest-idle connection (no request under way: it waits for a request head) of the address holding the
+    most connections, if that is more than twice what the new connection's address will hold: a flood of idle
+    connections from many addresses, each under its cap, cannot keep a client with few out, and the flood's own new
+    connections are refused rather than closing each other's."""
+    mine = len(opened.get(proto.address, ())) + 1
+    for address in sorted(opened, key=lambda a: -len(opened[a])):
+        if len(opened[address]) <= 2 * mine: return False
+        for other in opened[address]:
+            if other.head_timer is not None and not other.transport.is_closing():
+                proto.logger.warning('connections full: closing the longest-idle connection of the address that '
+                                     'holds the most, to let another client in')  # one line a cause (`OncePer`)
+                del opened[address][other]  # it no longer counts, though uvicorn counts it until it is gone
+                other.transport.close()
+                return True
+    return False
+
 # %% ../../nbs/90_retrieval.serving.ipynb #svg09s1
 def guarded_h11(header_timeout: float, # seconds a connection has to send a whole request head
                 max_connections: int, # connections open at once; the next ones get a 503 and are closed
                 # connections open at once from one client address (IP); the next ones from it get a 503 and are closed
                 max_per_address: int | None = None,
+                # open connections a new one may not reach: it closes an idle one of an address holding more
+                # (`_close_idle`), or is refused with a 503 when none is idle; None: no such limit
+                close_idle_at: int | None = None,
                ) -> type:
     """uvicorn's h11 protocol with a deadline for each request head, a cap on open connections, and a cap per client
-    address, so that one address cannot hold every connection the server has."""
+    address, so that one address cannot hold every connection the server has; at either cap, an idle connection of
+    the address holding the most makes way for a new one from another address."""
     per_address = collections.Counter()  # client address -> connections open, over this server's connections
+    opened = {}  # client address -> {protocol: None} of its open connections, oldest first
     class GuardedH11(H11Protocol):
         def connection_made(self, transport):
             # a refused connection never joins the server's connections: a flood of them cannot push the others past
             # `limit_concurrency`
             self.head_timer, self.address = None, (transport.get_extra_info('peername') or ('?',))[0]
             self.refused = self.counted = False
-            if body := _over_limit(self, max_connections, max_per_address, per_address):
+            if body := _over_limit(self, max_connections, max_per_address, per_address, opened):
                 return self._refuse(transport, body)
+            # full (the connections still closing not counted): an idle one makes way for it, else it is refused at once
+            if close_idle_at is not None and sum(map(len, opened.values())) + 1 >= close_idle_at:
+                if not _close_idle(self, opened):
+                    return self._refuse(transport, b'too many connections open; try again shortly\n')
             super().connection_made(transport)
             per_address[self.address] += 1
+            opened.setdefault(self.address, {})[self] = None
             self.counted = True
             self._arm()
 
@@ -114,6 +145,9 @@ def guarded_h11(header_timeout: float, # seconds a connection has to send a whol
             if getattr(self, 'head_timer', None): self.head_timer.cancel()
             if getattr(self, 'counted', False):
                 _release(per_address, self.address)
+                mine = opened.get(self.address, {})
+                mine.pop(self, None)
+                if not mine: opened.pop(self.address, None)
                 self.counted = False
             super().connection_lost(exc)
     return GuardedH11
@@ -140,7 +174,9 @@ def server_config(app, # an ASGI app
     for lg in map(logging.getLogger, ('asyncio', 'uvicorn.error')):
         lg.filters = [f for f in lg.filters if not isinstance(f, OncePer)] + [once]  # one, however many configs
     max_per_address = max(1, limit_concurrency * 3 // 4) if max_per_address is None else max_per_address
-    http = guarded_h11(header_timeout, max_connections, max_per_address)
+    # uvicorn answers every request 503 while `limit_concurrency` connections are open: one below it, a connection let
+    # in is served even before the idle one closed for it is gone
+    http = guarded_h11(header_timeout, max_connections, max_per_address, close_idle_at=limit_concurrency - 1)
     return uvicorn.Config(app, host=host, port=port, http=http,
                           timeout_keep_alive=timeout_keep_alive, limit_concurrency=limit_concurrency,
                           log_level=log_level)
