@@ -118,21 +118,29 @@ def contains_reference(prediction: str, # the model's answer
 # %% ../../nbs/50_eval.rewards.ipynb #5a4b0a1b
 class ANLSJudge:
     """Offline stand-in for the LLM judge, not an LLM: correct when ANLS reaches `threshold` (or, with `contains`, the
-    answer holds the reference)."""
+    answer holds the reference, within `max_extra_words` words more than the reference has)."""
     def __init__(self, threshold: float = 0.5, # ANLS needed to count as correct
                  # also accept an answer that contains the reference (extra detail allowed, as the LLM judge does)
                  contains: bool = False,
+                 # with `contains`: at most this many words beyond the reference's (a short answer, not a quote; the
+                 # repo's reference page, "Judges"); None: any length, so pasting a view's text is paid when it holds it
+                 max_extra_words: int | None = None,
                 ):
-        self.threshold, self.contains = threshold, contains
-        self.name = (f"anls>={threshold:g}{' or contains the reference' if contains else ''} (offline stand-in, not an "
-                     f"LLM judge)")
+        self.threshold, self.contains, self.max_extra_words = threshold, contains, max_extra_words
+        bound = f' within {max_extra_words} more words' if contains and max_extra_words is not None else ''
+        self.name = (f"anls>={threshold:g}{' or contains the reference' + bound if contains else ''} (offline "
+                     f"stand-in, not an LLM judge)")
     def __call__(self, question: str, # unused
                  reference: str | list[str], # reference answer(s)
                  answer: str, # the generated answer
                 ) -> bool: # the verdict
         "True when `answer` is close enough to a reference; `question` is unused."
-        return bool(answer) and (anls(answer, reference) >= self.threshold or
-                                 (self.contains and contains_reference(answer, reference)))
+        if not answer: return False
+        if anls(answer, reference) >= self.threshold: return True
+        if not self.contains: return False
+        if self.max_extra_words is None: return contains_reference(answer, reference)
+        n = len(answer.split())
+        return any(n <= len(r.split()) + self.max_extra_words and contains_reference(answer, r) for r in _refs(reference))
     def batch(self, items: list[tuple], # [(question, reference, answer)]
               progress: bool = False) -> list[bool]:
         "Judge many answers (same interface as the LLM judge)."
