@@ -18,7 +18,9 @@ demonstrations' loss has not improved for --patience evaluations (every --eval_e
 best weights are kept.
 Then greedy play (`rl.learn.evaluate_policy`) of the held-out sets, which nothing here is chosen on: data/qa_rdocs.json
 (over data/pdfs_rdocs) and data/qa_unseen.json (over data/pdfs_unseen), and of the validation questions, before and
-after the cold start. The judge is the offline stand-in, `ANLSJudge(contains=True)`.
+after the cold start. The judge is the offline stand-in, `ANLSJudge(contains=True)`; with --max_extra_words K the
+evaluations' judge pays containment only within K words beyond the reference (the teacher's plays are still kept by
+containment at any length), and with --short_answers 1 each kept play answers with the words that hold the reference.
 
 Writes to --out: summary.json (demonstrations played, right, kept; the SFT curve; per stage and set r_ans, reward,
 r_pat, r_ret, crop_rate, searches, n; paths in its settings relative to the repository or with `~`, `portable`),
@@ -80,6 +82,24 @@ def index_for(work: Path, name: str, folders: list) -> PageIndex:
 
 
 @torch.no_grad()
+def short_answer(r, reference, tok):
+    "A right play whose final answer is cut to the shortest run of its words that holds the reference (re-tokenized)."
+    import dataclasses, re
+    from judge_length import shortest_span
+    from vrag_nb.eval.rewards import contains_reference
+    last = max(r.turns)
+    pos = [i for i, t in enumerate(r.turns) if t == last]
+    start, end = pos[0], pos[-1] + 1
+    text = tok.decode(r.ids[start:end])
+    m = re.search(r'<answer>(.*?)(?:</answer>|$)', text, re.S)
+    if not m: return r
+    new = tok(text[:m.start(1)] + shortest_span(m.group(1).strip(), reference, contains_reference) + text[m.end(1):],
+              add_special_tokens=False)['input_ids']
+    cut = lambda xs, fill: xs[:start] + [fill] * len(new) + xs[end:]
+    return dataclasses.replace(r, ids=r.ids[:start] + new + r.ids[end:], mask=cut(r.mask, 1),
+                               turns=cut(r.turns, last), logprobs=cut(r.logprobs, 0.0), trunk=None)
+
+
 def mean_nll(model, rows, codec, batch: int = 8) -> float:
     "Mean negative log-likelihood per model token of demonstration rows, nats."
     model.eval(); tot = n = 0.0
@@ -135,6 +155,13 @@ def main():
     ap.add_argument('--heldout', type=int, default=1, help='0: skip the held-out sets (a variant not yet chosen)')
     ap.add_argument('--val_limit', type=int, help='the validation loss over at most this many validation '
                     'demonstrations (a seeded draw; each loss then costs less)')
+    ap.add_argument('--short_answers', type=int, default=0,
+                    help='1: each kept demonstration answers with the shortest run of its words that holds the '
+                         'reference (judge_length.py), so that a judge bounded in length pays it')
+    ap.add_argument('--max_extra_words', type=int, default=None,
+                    help="the evaluations' judge: containment within this many words beyond the reference's "
+                         "(ANLSJudge's max_extra_words); default: any length. The teacher's plays are kept by "
+                         "containment at any length either way")
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
@@ -187,7 +214,8 @@ def main():
     lora = {'r': a.lora_r, 'lora_alpha': a.lora_alpha or 2 * a.lora_r} if a.lora_r else None
     model = prepare_policy(model, lora, trainable_layers=a.trainable_layers,
                            gradient_checkpointing=bool(a.checkpointing))
-    judge = ANLSJudge(contains=True)
+    judge = ANLSJudge(contains=True)  # keeps the teacher's right plays
+    eval_judge = ANLSJudge(contains=True, max_extra_words=a.max_extra_words)  # judges the policy's answers
     game = dict(max_turns=a.max_turns, turn_tokens=a.turn_tokens, response_length=a.response_length,
                 obs_chars=a.obs_chars)
 
@@ -210,7 +238,7 @@ def main():
             if (stage == 'cold_start' and name in prev_sets and prev.get('best_step') == best_step
                     and name in prev.get('per_question', {})):
                 res[name], per_question[name] = prev_sets[name], prev['per_question'][name]; continue
-            res[name], rows = evaluate_policy(model, tok, None, idx, qa, judge=judge, **game)
+            res[name], rows = evaluate_policy(model, tok, None, idx, qa, judge=eval_judge, **game)
             if stage == 'cold_start': per_question[name] = {r.group: r.parts.get('r_ans', 0.0) for r in rows}
         log(stage, json.dumps(res)); return res
 
@@ -247,6 +275,9 @@ def main():
         torch.save(dict(key=key, played=played), kept)
     train_idx.rerank = val_idx.rerank = None
     right = {k: v['right'] for k, v in played.items()}
+    if a.short_answers:  # the same plays, each final answer cut to the words that hold the reference
+        refs = {e['uid']: e['reference_answer'] for qa in (train_qa, val_qa) for e in qa}
+        right = {k: [short_answer(r, refs[r.group], tok) for r in v] for k, v in right.items()}
     log('demonstrations', {k: f"{len(v['right'])} right of {v['questions']}: {v['added']}" for k, v in played.items()})
     demos, val_demos = right['train'], right['val']
     if a.val_limit and len(val_demos) > a.val_limit: val_demos = random.Random(a.seed).sample(val_demos, a.val_limit)
@@ -312,7 +343,8 @@ def main():
     ax.set_xlabel('supervised step'); ax.set_ylabel('NLL per model token (nats)'); ax.legend(fontsize=7)
     ax.set_title('cold start: SmolLM2-135M on the teacher\'s right demonstrations', fontsize=9)
     fig.tight_layout(); fig.savefig(out/'sft_loss.png', dpi=80)
-    res = dict(model='SmolLM2-135M-Instruct', judge=judge.name, settings={k: portable(v) for k, v in vars(a).items()},
+    res = dict(model='SmolLM2-135M-Instruct', judge=eval_judge.name, demonstrations_judge=judge.name,
+               settings={k: portable(v) for k, v in vars(a).items()},
                questions=dict(train=len(train_qa), val=len(val_qa), **{k: len(q) for k, (_, q) in held.items()},
                               **({'dev': len(dev_qa)} if a.choose_on_dev else {})),
                demonstrations={k: dict(played=v['questions'], right=len(right[k]), added_by=v['added'])
