@@ -56,7 +56,7 @@ def smaller_png(b64) -> str:
     im, buf = Image.open(io.BytesIO(raw)), io.BytesIO()
     (im.convert('RGBA').quantize(256, method=Image.Quantize.FASTOCTREE) if im.mode != 'P' else im).save(
         buf, 'PNG', optimize=True)
-    return base64.b64encode(min(raw, buf.getvalue(), key=len)).decode() + '\n'
+    return base64.b64encode(min(raw, buf.getvalue(), key=len)).decode()  # as nbdev_clean leaves it: no newline
 
 def stable_outputs(outputs: list, tmp: dict) -> list:
     "Outputs without widget views and with `stable_text` applied to every text they hold."
