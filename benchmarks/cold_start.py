@@ -101,12 +101,13 @@ def short_answer(r, reference, tok):
 
 
 def mean_nll(model, rows, codec, batch: int = 8) -> float:
-    "Mean negative log-likelihood per model token of demonstration rows, nats."
+    "Mean negative log-likelihood per model token of demonstration rows, nats (no graph kept: no gradient is taken)."
     model.eval(); tot = n = 0.0
-    for i in range(0, len(rows), batch):
-        b = collate(rows[i:i + batch], codec, 'cpu')
-        lp = sequence_logprobs(model, b, codec)[0]
-        tot += float(-(lp * b['loss_mask']).sum()); n += float(b['loss_mask'].sum())
+    with torch.no_grad():
+        for i in range(0, len(rows), batch):
+            b = collate(rows[i:i + batch], codec, 'cpu')
+            lp = sequence_logprobs(model, b, codec)[0]
+            tot += float(-(lp * b['loss_mask']).sum()); n += float(b['loss_mask'].sum())
     model.train()
     return tot / max(n, 1.0)
 
@@ -162,6 +163,9 @@ def main():
                     help="the evaluations' judge: containment within this many words beyond the reference's "
                          "(ANLSJudge's max_extra_words); default: any length. The teacher's plays are kept by "
                          "containment at any length either way")
+    ap.add_argument('--nll_batch', type=int, default=8,
+                    help='demonstrations per pass of the validation loss (its peak memory grows with it; the loss is '
+                         'the same)')
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--smoke', action='store_true', help='tiny settings: checks the path, not learning')
@@ -222,7 +226,8 @@ def main():
     # the settings that make the same policy (what is evaluated, when the run stops, and whether activations are
     # recomputed may differ)
     same = {k: v for k, v in vars(a).items()
-            if k not in ('fresh', 'out', 'max_steps', 'patience', 'heldout', 'eval_val', 'before', 'checkpointing')}
+            if k not in ('fresh', 'out', 'max_steps', 'patience', 'heldout', 'eval_val', 'before', 'checkpointing',
+                         'nll_batch')}
     prev = json.loads((out/'summary.json').read_text()) if (out/'summary.json').exists() else {}
     # a summary records its paths `portable`, so the two sides are compared that way
     prev_sets = (prev.get('cold_start') or {}) if ({k: portable(prev.get('settings', {}).get(k)) for k in same}
@@ -309,13 +314,14 @@ def main():
         best_state = {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
         log(f'from {a.init}: its curve up to step {step} (val {best:.4f})')
     else:
-        val0 = mean_nll(model, val_demos, codec); curve.append(dict(step=0, val=val0)); log('val loss', 0, val0)
+        val0 = mean_nll(model, val_demos, codec, a.nll_batch)
+        curve.append(dict(step=0, val=val0)); log('val loss', 0, val0)
     while step < a.max_steps and bad < a.patience:
         losses = []
         for _ in range(a.eval_every):
             step += 1
             losses.append(sft_step(model, rng.sample(demos, min(a.batch, len(demos))), codec, opt))
-        val = mean_nll(model, val_demos, codec)
+        val = mean_nll(model, val_demos, codec, a.nll_batch)
         curve.append(dict(step=step, train=float(np.mean(losses)), val=val)); log('val loss', step, val, 'train',
                                                                                   np.mean(losses))
         if val < best - 1e-4:
