@@ -140,7 +140,8 @@ class ANLSJudge:
         if not self.contains: return False
         if self.max_extra_words is None: return contains_reference(answer, reference)
         n = len(answer.split())
-        return any(n <= len(r.split()) + self.max_extra_words and contains_reference(answer, r) for r in _refs(reference))
+        return any(n <= len(r.split()) + self.max_extra_words and contains_reference(answer, r)
+                   for r in _refs(reference))
     def batch(self, items: list[tuple], # [(question, reference, answer)]
               progress: bool = False) -> list[bool]:
         "Judge many answers (same interface as the LLM judge)."
