@@ -1,6 +1,7 @@
 """Repository checks that `make test` runs beside the notebooks: citations of the reference notes point to sections that
 exist, the library's import graph keeps its layers, the notebooks as committed show their pictures within a size
-budget, and no notebook has fewer asserts than nbs/asserts.json records for it.
+budget, no notebook has fewer asserts than nbs/asserts.json records for it, and the notebooks' prose keeps a reader's
+rhythm (words a markdown cell).
 
 `python tools/repo_checks.py` prints one line per check and exits non-zero when one fails.
 """
@@ -177,6 +178,23 @@ def assert_problems() -> list[str]:
             )
     return problems
 
+PROSE_MEDIAN, PROSE_MAX = 30, 250  # words a markdown cell: the median over every notebook; the most one cell holds
+
+def prose_problems() -> list[str]:
+    """Prose at a reader's rhythm: over all the notebooks, the median markdown cell holds at most `PROSE_MEDIAN` words
+    and none more than `PROSE_MAX` (a table too: split it by kind of row)."""
+    import statistics
+    words, problems = [], []
+    for p in sorted((root/'nbs').glob('*.ipynb')):
+        for i, c in enumerate(json.loads(p.read_text())['cells']):
+            if c['cell_type'] != 'markdown': continue
+            words.append(n := len(''.join(c['source']).split()))
+            if n > PROSE_MAX:
+                problems.append(f'nbs/{p.name}: markdown cell {i} holds {n} words, over {PROSE_MAX}: split or cut it')
+    if words and (m := statistics.median(words)) > PROSE_MEDIAN:
+        problems.append(f'the median markdown cell holds {m:g} words, over {PROSE_MEDIAN}: shorter paragraphs')
+    return problems
+
 if __name__ == '__main__':
     failed = False
     for what, problems in [
@@ -185,6 +203,7 @@ if __name__ == '__main__':
         ('import circles', module_problems()),
         ('pictures in the notebooks, size of nbs/', picture_problems()),
         ('asserts per notebook against nbs/asserts.json', assert_problems()),
+        ('prose rhythm (words a markdown cell)', prose_problems()),
     ]:
         for line in problems:
             print('  ' + line)
