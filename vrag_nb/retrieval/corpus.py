@@ -295,7 +295,7 @@ def _plan(files: list[Path], # the documents found (`find_sources`)
           rep: CorpusReport, # gets the files skipped and the documents resumed
           dpi, quality, ocr, min_chars, chunk, chunk_seconds, ocr_frames, # as `build_corpus`'s
           taken: dict | None = None, # as `build_corpus`'s
-          in_use: dict | None = None, # page id -> its image in the corpus's `pages.jsonl` now (`_in_use`)
+          in_use: dict | None = None, # page id -> its files in the corpus's `pages.jsonl` now (`_in_use`)
          ) -> tuple: # (seen: name -> path, todo: name -> [(function, args, pages)], sources: name -> `_source`)
     """Name each document, skip duplicates, page-id clashes and unreadable files, resume finished ones made from the
     same file with the same settings, cut the rest into rendering tasks."""
