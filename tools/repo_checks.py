@@ -1,7 +1,7 @@
 """Repository checks that `make test` runs beside the notebooks: citations of the reference notes point to sections that
 exist, the library's import graph keeps its layers, the notebooks as committed show their pictures within a size
 budget, no notebook has fewer asserts than nbs/asserts.json records for it, and the notebooks' prose keeps a reader's
-rhythm (words a markdown cell).
+rhythm (words a markdown cell) and its code one statement a line.
 
 `python tools/repo_checks.py` prints one line per check and exits non-zero when one fails.
 """
@@ -195,6 +195,31 @@ def prose_problems() -> list[str]:
         problems.append(f'the median markdown cell holds {m:g} words, over {PROSE_MEDIAN}: shorter paragraphs')
     return problems
 
+SEMICOLONS_PER_1000 = 10  # `;`-joined lines a thousand lines of visible notebook code (fastcore: 7)
+
+def visible_code(nb: dict):
+    "(index, source) of each code cell a reader sees (not hidden by `#| hide`, `#| include: false`, `#| echo: false`)."
+    for i, c in enumerate(nb['cells']):
+        src = ''.join(c['source'])
+        if c['cell_type'] == 'code' and not re.search(r'^#\|\s*(hide|include:\s*false|echo:\s*false)\s*$', src, re.M):
+            yield i, src
+
+def code_problems() -> list[str]:
+    """Code a reader reads: statements on their own lines, at most `SEMICOLONS_PER_1000` lines joined by `;` a thousand
+    lines of visible notebook code (a trailing `;` that hides a cell's output counts too)."""
+    import io, tokenize
+    lines = joined = 0
+    for p in sorted((root/'nbs').glob('*.ipynb')):
+        for _, src in visible_code(json.loads(p.read_text())):
+            lines += sum(bool(l.strip()) and not l.startswith('#|') for l in src.split('\n'))
+            try: toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
+            except (tokenize.TokenError, SyntaxError): continue  # a cell of shell or magics
+            joined += len({t.start[0] for t in toks if t.type == tokenize.OP and t.string == ';'})
+    if lines and 1000 * joined / lines > SEMICOLONS_PER_1000:
+        return [f'{joined} lines joined by ";" in {lines} lines of visible notebook code: '
+                f'{1000 * joined / lines:.1f} a thousand, over {SEMICOLONS_PER_1000}: one statement a line']
+    return []
+
 if __name__ == '__main__':
     failed = False
     for what, problems in [
@@ -204,6 +229,7 @@ if __name__ == '__main__':
         ('pictures in the notebooks, size of nbs/', picture_problems()),
         ('asserts per notebook against nbs/asserts.json', assert_problems()),
         ('prose rhythm (words a markdown cell)', prose_problems()),
+        ('code a reader reads (one statement a line)', code_problems()),
     ]:
         for line in problems:
             print('  ' + line)

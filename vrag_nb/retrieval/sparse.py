@@ -124,7 +124,8 @@ class BM25Windows:
         owner, wins = [], []
         for i, t in enumerate(texts):
             ws = word_windows(t or '', words, stride)
-            owner += [i] * len(ws); wins += ws
+            owner += [i] * len(ws)
+            wins += ws
         self.bm25, self.owner = BM25Pages.build(wins, identifiers), np.asarray(owner, np.int64)
         self.n, self.words, self.stride = len(texts), words, stride
 
