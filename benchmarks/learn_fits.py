@@ -73,7 +73,8 @@ def portable(adapter: Path):
         cfg.write_text(json.dumps(c, indent=2, sort_keys=True) + '\n')
     readme = adapter/'README.md'
     if readme.exists():
-        readme.write_text(re.sub(r'base_model: .*', f'base_model: {BASE}', readme.read_text()))
+        text = re.sub(r'base_model: .*', f'base_model: {BASE}', readme.read_text())
+        readme.write_text(re.sub(r'base_model:adapter:\S+', f'base_model:adapter:{BASE}', text))
 
 
 def train_index(work: Path):
