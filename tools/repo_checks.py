@@ -1,7 +1,8 @@
 """Repository checks that `make test` runs beside the notebooks: citations of the reference notes point to sections that
 exist, the library's import graph keeps its layers, the notebooks as committed show their pictures within a size
 budget, no notebook has fewer asserts than nbs/asserts.json records for it, and the notebooks' prose keeps a reader's
-rhythm (words a markdown cell) and its code one statement a line.
+rhythm (words a markdown cell) and its code a reader's: one statement a line, test cells labelled and short, no
+visible cell leaning on a hidden one, stderr only where the story is about it.
 
 `python tools/repo_checks.py` prints one line per check and exits non-zero when one fails.
 """
@@ -220,6 +221,137 @@ def code_problems() -> list[str]:
                 f'{1000 * joined / lines:.1f} a thousand, over {SEMICOLONS_PER_1000}: one statement a line']
     return []
 
+TEST_CELL_LINES = 10  # lines of a test cell (fastai's tests: 4 to 6), its label and `#|` directives not counted
+
+def is_test_cell(src: str) -> bool:
+    "A visible code cell that checks: it calls `test_*` or asserts, and exports nothing."
+    return (not re.search(r'^#\|\s*export', src, re.M)
+            and bool(re.search(r'(?<![\w.])test_\w+\(|^\s*assert\b', src, re.M)))
+
+# The test cells over `TEST_CELL_LINES` lines that no split at a statement boundary can shorten without changing the
+# code, by notebook and cell id, with the reason. The list only shrinks: a cell that is shortened must leave it.
+LONG_TEST_CELLS = {
+    '15_retrieval.static.ipynb#stt_t02-t1': 'one try/finally block: what it starts is stopped in the same cell',
+    '23_retrieval.rerank.ipynb#rr30-t1': 'one try/finally block: what it starts is stopped in the same cell',
+    '30_agent.views.ipynb#1dd13e09-t1': 'one property test (a def) with its asserts inside',
+    '30_agent.views.ipynb#4219a58c': 'one property test (a def) with its asserts inside',
+    '36_agent.widgets.ipynb#2bf9c97f': 'one block, run only where a browser is installed',
+    '39_agent.llm_server.ipynb#219a41d1': 'one try/finally block: what it starts is stopped in the same cell',
+    '52_eval.retrieval.ipynb#cc2d44fd-t1': 'each split would display a write_text count',
+    '52_eval.retrieval.ipynb#52nat2': 'one checking function, called by the next cell',
+    '54_eval.agents.ipynb#2f7b2d53-t2': 'its stderr output comes from its first run: a split would move it',
+    '54_eval.agents.ipynb#7d860616-t1': 'its stderr output comes from its first run: a split would move it',
+    '60_rl.grpo.ipynb#3948bcdd-t1': 'one loop whose body holds its checks',
+    '62_rl.toy_train.ipynb#toy_t09-t1': 'one try/finally block: what it starts is stopped in the same cell',
+    '64_rl.codec.ipynb#d2c4a4aa-t1': 'one loop whose body holds its checks',
+    '64_rl.codec.ipynb#vtcut02-t1': 'one loop whose body holds its checks',
+    '65_rl.sampling.ipynb#shp23': 'one loop whose body holds its checks',
+    '66_rl.rollout.ipynb#t66a05-t1': 'one loop whose body holds its checks',
+    '66_rl.rollout.ipynb#roldb02-t1': 'one loop whose body holds its checks',
+    '66_rl.rollout.ipynb#rolkv2-t3': 'one loop whose body holds its checks',
+    '71_rl.verl.ext.ipynb#3f2ad2d8-t1': 'one loop whose body holds its checks',
+    '79_rl.turn_cache.ipynb#shp21-t5': 'one loop whose body holds its checks',
+    '79_rl.turn_cache.ipynb#shp23b': 'one loop whose body holds its checks',
+    '80_cli.index.ipynb#d6067a95-t1': 'one try/finally block: what it starts is stopped in the same cell',
+    '81_cli.agent.ipynb#ec3f5aff-t1': 'one try/finally block: what it starts is stopped in the same cell',
+    '94_models.ipynb#mdl_t02-t1': 'one try/finally block: what it starts is stopped in the same cell',
+}
+
+def test_cell_problems(paths=None) -> list[str]:
+    """Test cells a reader can take in: each opens (after its `#|` directives) with a `# test: ...` line saying what it
+    checks, and holds at most `TEST_CELL_LINES` lines (but the cells of `LONG_TEST_CELLS`)."""
+    problems, seen = [], set()
+    for p in paths or sorted((root/'nbs').glob('*.ipynb')):
+        nb = json.loads(Path(p).read_text())
+        for i, src in visible_code(nb):
+            if not is_test_cell(src): continue
+            body = [l for l in src.split('\n') if l.strip() and not l.startswith('#|')]
+            if not body or not re.match(r'#\s*test:\s*\S', body[0]):
+                problems.append(f'nbs/{Path(p).name}: cell {i} checks without a `# test: ...` first line')
+            key = f"{Path(p).name}#{nb['cells'][i].get('id')}"
+            if len(body) - 1 > TEST_CELL_LINES:
+                seen.add(key)
+                if key not in LONG_TEST_CELLS:
+                    problems.append(f'nbs/{Path(p).name}: test cell {i} holds {len(body) - 1} lines, '
+                                    f'over {TEST_CELL_LINES}')
+    if paths is None:
+        problems += [f'{k}: within {TEST_CELL_LINES} lines now (or gone): drop it from LONG_TEST_CELLS'
+                     for k in sorted(set(LONG_TEST_CELLS) - seen)]
+    return problems
+
+def _cell_tree(src: str):
+    "A code cell's syntax tree, its magics and shell lines left out; None if it is not Python."
+    try: return ast.parse('\n'.join(l for l in src.split('\n') if not re.match(r'\s*[%!]', l)))
+    except SyntaxError: return None
+
+def _sets(tree, top: bool) -> set:
+    "Names a cell binds: at its top level (`top`: what later cells see), or anywhere (parameters, loop targets too)."
+    out = set()
+    for node in (tree.body if top else [tree]):
+        for n in ([node] if top and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                  else ast.walk(node)):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): out.add(n.name)
+            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store): out.add(n.id)
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                out |= {(a.asname or a.name).split('.')[0] for a in n.names}
+            elif isinstance(n, ast.arg) and not top: out.add(n.arg)
+            elif isinstance(n, ast.ExceptHandler) and n.name and not top: out.add(n.name)
+    return out
+
+def hidden_name_problems() -> list[str]:
+    """Visible cells that lean on a hidden one: a name a visible cell reads whose last setting before it was in a cell
+    the reader does not see (`#| hide`)."""
+    import builtins
+    problems = []
+    for p in sorted((root/'nbs').glob('*.ipynb')):
+        shown, last = dict(visible_code(nb := json.loads(p.read_text()))), {}
+        for i, c in enumerate(nb['cells']):
+            if c['cell_type'] != 'code' or (tree := _cell_tree(''.join(c['source']))) is None: continue
+            if i in shown:
+                reads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+                lean = sorted(n for n in reads - _sets(tree, False) if n in last and not hasattr(builtins, n))
+                if lean:
+                    problems.append(f'nbs/{p.name}: cell {i} reads {", ".join(lean)}, last set in hidden cell(s) '
+                                    f'{", ".join(str(last[n]) for n in lean)}: show that setting')
+            for n in _sets(tree, True):
+                if i in shown: last.pop(n, None)
+                else: last[n] = i
+    return problems
+
+# what a stderr output in a committed notebook may be: a report the story is about (a bad input skipped, a failure
+# reported and survived, Ctrl-C), never a library's warning or a progress bar
+STORY_STDERR = re.compile(r'^\r?(skipped|.*: failed, skipped|judge failed on|interrupted: )', re.M)
+
+def stderr_problems() -> list[str]:
+    """Outputs on stderr only where the story is about them: each line a report of a skip, a failure or an interrupt
+    (`STORY_STDERR`); a warning or progress bar from a library is silenced in the cell or fixed."""
+    problems = []
+    for p in sorted((root/'nbs').glob('*.ipynb')):
+        for i, c in enumerate(json.loads(p.read_text())['cells']):
+            for o in c.get('outputs', []):
+                if o.get('name') != 'stderr': continue
+                other = [l for l in ''.join(o.get('text', '')).splitlines() if l.strip() and not STORY_STDERR.match(l)]
+                if other: problems.append(f'nbs/{p.name}: cell {i} writes to stderr: {other[0][:80]!r}')
+    return problems
+
+STORY_ASSERTS = 1.2  # asserts a visible story cell, at most, over a notebook's story (before its `## Tests`)
+
+def story_problems() -> list[str]:
+    """Stories that read as stories: at most `STORY_ASSERTS` asserts a visible story cell (the robustness suites go
+    under a closing `## Tests` heading), and every notebook with more than a handful of asserts has that heading."""
+    sys.path.insert(0, str(root/'tools'))
+    from nb_stats import story, assert_count
+    problems = []
+    for p in sorted((root/'nbs').glob('*.ipynb')):
+        st = story(p)
+        if st['asserts_per_cell'] > STORY_ASSERTS:
+            problems.append(f"nbs/{p.name}: {st['asserts']} asserts in {st['visible']} story cells, over "
+                            f'{STORY_ASSERTS} a cell: move checks under `## Tests`')
+        heads = [''.join(c['source']) for c in json.loads(p.read_text())['cells'] if c['cell_type'] == 'markdown']
+        if assert_count(p) > 5 and not any(re.search(r'^## Tests\b', h, re.M) for h in heads):
+            problems.append(f'nbs/{p.name}: {assert_count(p)} asserts and no `## Tests` heading')
+    return problems
+
 if __name__ == '__main__':
     failed = False
     for what, problems in [
@@ -230,6 +362,10 @@ if __name__ == '__main__':
         ('asserts per notebook against nbs/asserts.json', assert_problems()),
         ('prose rhythm (words a markdown cell)', prose_problems()),
         ('code a reader reads (one statement a line)', code_problems()),
+        ('visible cells that lean on hidden ones', hidden_name_problems()),
+        ('stderr only where the story is about it', stderr_problems()),
+        ('test cells labelled, at most 10 lines', test_cell_problems()),
+        ('stories light on asserts, tests under `## Tests`', story_problems()),
     ]:
         for line in problems:
             print('  ' + line)
