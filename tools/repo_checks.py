@@ -334,6 +334,14 @@ def stderr_problems() -> list[str]:
                 if other: problems.append(f'nbs/{p.name}: cell {i} writes to stderr: {other[0][:80]!r}')
     return problems
 
+README_WORDS = 1800  # what a newcomer finishes (nbdev's and fastcore's READMEs: under 1,000)
+
+def readme_problems() -> list[str]:
+    "The README a newcomer finishes: at most `README_WORDS` words (it is generated from nbs/index.ipynb)."
+    n = len((root/'README.md').read_text().split())
+    if n <= README_WORDS: return []
+    return [f'README.md holds {n} words, over {README_WORDS}: cut nbs/index.ipynb, then `make readme`']
+
 STORY_ASSERTS = 1.2  # asserts a visible story cell, at most, over a notebook's story (before its `## Tests`)
 
 def story_problems() -> list[str]:
@@ -366,6 +374,7 @@ if __name__ == '__main__':
         ('stderr only where the story is about it', stderr_problems()),
         ('test cells labelled, at most 10 lines', test_cell_problems()),
         ('stories light on asserts, tests under `## Tests`', story_problems()),
+        ('README length', readme_problems()),
     ]:
         for line in problems:
             print('  ' + line)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 from ..files import atomic_write
-from .rewards import ANLSJudge
+from .rewards import default_judge
 from .retrieval import check_uids
 from .runs import MODES, make_policy, run_question, score_row
 
@@ -221,7 +221,7 @@ def evaluate_agent(index, # a `PageIndex`
                    out_dir: str | Path, # where the per-baseline caches, trajectories/ and results.json / .csv / .png go
                    modes: list[str] = MODES, # baselines to run
                    policy_for=None, # mode -> policy; default: the offline baselines (`make_policy`)
-                   judge=None, # default `ANLSJudge(contains=True)` (offline stand-in, says so in results)
+                   judge=None, # None: `default_judge()` (the offline stand-in; its name is in the results)
                    # names the policy in the cache key and results (e.g. the endpoint's model)
                    policy_name: str = 'offline',
                    max_steps: int = 10, # model calls per question
@@ -236,7 +236,7 @@ def evaluate_agent(index, # a `PageIndex`
     """Run the baselines over the examples, resumably; write each run's trajectory, results.json, results.csv and
     results.png to `out_dir`; on Ctrl-C, save what is done and raise `KeyboardInterrupt`. Raises `ValueError` on an
     example without a uid, a repeated uid, or two that differ only in type (`eval.retrieval.check_uids`)."""
-    out_dir, judge = Path(out_dir), judge or ANLSJudge(contains=True)
+    out_dir, judge = Path(out_dir), judge or default_judge()
     out_dir.mkdir(parents=True, exist_ok=True)
     if (no_uid := next((i for i, e in enumerate(examples) if 'uid' not in e), None)) is not None:
         raise ValueError(f"example {no_uid} has no uid: each question's trajectory file and cache row are named by it")

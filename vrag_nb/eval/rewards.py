@@ -10,8 +10,8 @@ from rapidfuzz.distance import Levenshtein
 
 # %% auto #0
 __all__ = ['PRESETS', 'strip_observations', 'format_reward', 'normalize_answer', 'exact_match', 'token_f1', 'anls', 'ndcg_reward',
-           'composite_reward', 'contains_reference', 'ANLSJudge', 'retrieved_pages', 'answer_text', 'pattern_reward',
-           'score', 'judge_for', 'compute_score']
+           'composite_reward', 'contains_reference', 'ANLSJudge', 'default_judge', 'retrieved_pages', 'answer_text',
+           'pattern_reward', 'score', 'judge_for', 'compute_score']
 
 # %% ../../nbs/50_eval.rewards.ipynb #b8e038c9
 def strip_observations(response: str | list[dict], # a decoded rollout (ChatML), or a message list
@@ -122,8 +122,8 @@ class ANLSJudge:
     def __init__(self, threshold: float = 0.5, # ANLS needed to count as correct
                  # also accept an answer that contains the reference (extra detail allowed, as the LLM judge does)
                  contains: bool = False,
-                 # with `contains`: at most this many words beyond the reference's (a short answer, not a quote; the
-                 # repo's reference page, "Judges"); None: any length, so pasting a view's text is paid when it holds it
+                 # with `contains`: at most this many words beyond the reference's (a short answer, not a quote:
+                 # reference.md §5); None: any length, so pasting a view's text is paid when it holds it
                  max_extra_words: int | None = None,
                 ):
         self.threshold, self.contains, self.max_extra_words = threshold, contains, max_extra_words
@@ -147,6 +147,11 @@ class ANLSJudge:
         "Judge many answers (same interface as the LLM judge)."
         return [self(*it) for it in items]
     def __repr__(self): return f'ANLSJudge({self.name!r})'
+
+# %% ../../nbs/50_eval.rewards.ipynb #f3f4ee87
+def default_judge() -> ANLSJudge: # ANLS >= 0.5, or the reference held within 5 more words than it has
+    "The offline judge used wherever none is given: it pays the answer, not the quoting (reference.md §5)."
+    return ANLSJudge(contains=True, max_extra_words=5)
 
 # %% ../../nbs/50_eval.rewards.ipynb #81f5dff0
 def retrieved_pages(trajectory: dict, # from `VRAGAgent` or `VimRAGAgent`
@@ -180,14 +185,14 @@ def pattern_reward(
 def score(trajectory: dict, # a trajectory from either agent
           reference: str | list[str], # reference answer(s)
           gold: list[str], # gold page ids `<doc>_<page>` (see `eval.gold_pages`)
-          judge=None, # callable (question, reference, answer) -> bool with `.name`; default `ANLSJudge()`
+          judge=None, # callable (question, reference, answer) -> bool with `.name`; None: `default_judge()`
           preset: str = 'vrag_rl', # a key of `PRESETS` ('vrag-rl' names 'vrag_rl' too)
           **weights, # override any weight of the preset: w_ans, w_pat, w_ret, w_tool, gate
          ) -> dict: # score, r_ans, r_pat, r_ret, used_tool, judge
     "The composite reward of one trajectory and its parts; the judge is asked only when the format gate is open."
     if preset not in PRESETS: preset = preset.replace('-', '_')  # the other spelling (`02_core.Presets`)
     if preset not in PRESETS: raise ValueError(f'unknown preset {preset!r}: use one of {", ".join(PRESETS)}')
-    judge, w = judge or ANLSJudge(), {**PRESETS[preset], **weights}
+    judge, w = judge or default_judge(), {**PRESETS[preset], **weights}
     events = trajectory.get('events', [])
     r_pat, answer = pattern_reward(trajectory), answer_text(trajectory)
     asked = r_pat > 0 or not w['gate']
@@ -199,15 +204,15 @@ def score(trajectory: dict, # a trajectory from either agent
 
 # %% ../../nbs/50_eval.rewards.ipynb #469f1bfa
 _JUDGES = {}
-def judge_for(spec, # None (ANLS), a number (the ANLS threshold), or a dict of `LLMJudge` arguments
+def judge_for(spec, # None (`default_judge()`), a number (strict ANLS at that threshold), or `LLMJudge` arguments
              ): # a judge: callable (question, reference, answer) -> bool
-    "A judge from `extra_info['judge']`, built once per process: None -> ANLSJudge(), a dict -> LLMJudge(**dict)."
+    "A judge from `extra_info['judge']`, built once per process: None -> default_judge(), a dict -> LLMJudge(**dict)."
     key = repr(sorted(spec.items())) if isinstance(spec, dict) else repr(spec)
     if key not in _JUDGES:
         if isinstance(spec, dict):
             from vrag_nb.eval.judge import LLMJudge
             _JUDGES[key] = LLMJudge(**spec)
-        else: _JUDGES[key] = ANLSJudge(float(spec) if spec is not None else 0.5)
+        else: _JUDGES[key] = ANLSJudge(float(spec)) if spec is not None else default_judge()
     return _JUDGES[key]
 
 # %% ../../nbs/50_eval.rewards.ipynb #9317226d

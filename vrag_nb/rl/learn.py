@@ -34,7 +34,7 @@ def evaluate_policy(
                     index, # a `PageIndex`: the corpus the questions are about
                     examples: list[dict], # unified-format QA examples over it
                     config: RolloutConfig | None = None, # the game's settings, as in training; decoding is greedy
-                    judge=None, # the answer judge; None: `rewards.ANLSJudge()`
+                    judge=None, # the answer judge; None: `rewards.default_judge()`
                     batch: int = 16, # questions played together (one batched decoding per turn)
                     **settings, # `RolloutConfig` fields over `config` (e.g. max_turns=3); `TypeError` on any other
                    # (`policy_summary` of the rollouts, the rollouts in question order)
@@ -55,7 +55,7 @@ def sampled_pass_rates(
                        examples: list[dict], # unified-format QA examples over it (distinct uids)
                        samples: int = 16, # rollouts a question
                        config: RolloutConfig | None = None, # the game's settings, sampled at its `temperature` (> 0)
-                       judge=None, # the answer judge; None: `rewards.ANLSJudge()`
+                       judge=None, # the answer judge; None: `rewards.default_judge()`
                        seed: int = 0, # the draws: each call of `play_group` seeded from it
                        batch: int = 1, # questions played together (`samples` rollouts each)
                        progress: bool = False, # a tqdm bar over the questions

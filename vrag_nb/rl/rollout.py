@@ -173,9 +173,9 @@ def _take_reply(codec: ChatCodec, x: dict, reply: tuple, response_length: int):
 
 def _score_all(runs: list[dict], judge, preset: str):
     "Each finished episode scored (`eval.rewards.score`): the rollout's reward, its parts and its trajectory."
-    from vrag_nb.eval.rewards import score, ANLSJudge
+    from vrag_nb.eval.rewards import score, default_judge
     from vrag_nb.eval.retrieval import gold_pages
-    judge = judge or ANLSJudge()
+    judge = judge or default_judge()
     for x in runs:
         r, traj = x['r'], x['ep'].trajectory()
         s = score(traj, x['ex']['reference_answer'], gold_pages(x['ex']), judge, preset)
@@ -274,7 +274,7 @@ def play_group(model, # the policy (LM or VLM), on its device; unused when `poli
                examples: list[dict], # unified-format QA examples (uid, query, reference_answer, meta_info)
                group: int = 4, # rollouts per example (VRAG-RL: 5)
                config: RolloutConfig | None = None, # the rollouts' settings; None: `RolloutConfig()`
-               judge=None, # answer judge; None: `rewards.ANLSJudge()`
+               judge=None, # answer judge; None: `rewards.default_judge()`
                # also compute GGPO's μ per model turn (keyed on each rollout's advantage sign within its group)
                ggpo: bool = False,
                # GGPO: page id -> text, to hang the answer under the pages holding it; None: `codec.pages`, else the

@@ -366,7 +366,7 @@ def train_policy(out: str | Path, # folder: config.json, metrics.jsonl, referenc
                  # the policy (on its device: see `load_policy`); no image processor: a text LM
                  model, tokenizer, image_processor=None,
                  config: TrainConfig | None = None, # the run's settings; None: `TrainConfig()`
-                 judge=None, # (question, reference, answer) -> bool, e.g. `judge.LLMJudge`; None: `ANLSJudge()`
+                 judge=None, # (question, reference, answer) -> bool, e.g. `judge.LLMJudge`; None: `default_judge()`
                  demo_policy=None, # the cold start's demonstrator (messages -> reply); None: the offline baseline
                  # evaluate(model, stage) after the cold start and the last step: its dict recorded (phase 'eval')
                  evaluate=None,

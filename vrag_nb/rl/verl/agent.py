@@ -58,7 +58,7 @@ class VRAGAgentLoop(AgentLoopBase):
                  max_turns: int = 4, # model turns per rollout (VRAG-RL training: 4)
                  # crop margin and image budget, pixels
                  pad: int = 56, min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS,
-                 judge=None, # None: `ANLSJudge()`; a dict: `LLMJudge(**judge)` (51_eval.judge)
+                 judge=None, # None: `default_judge()`; a dict: `LLMJudge(**judge)` (51_eval.judge)
                  preset: str = 'vrag_rl', # reward preset (`rewards.PRESETS`)
                  ggpo: bool = False, # zero the response mask on the turns GGPO prunes
                  allow_crop: bool = True, # False: no crop action (text-only policies cannot point at pixels)
