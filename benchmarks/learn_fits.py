@@ -326,8 +326,12 @@ def report_brief(a, log):
                 out[key].setdefault('ggpo_minus_grpo', {})[lv] = dict(
                     diff=round(float(g.mean() - r.mean()), 4),
                     ci90=[round(float(np.quantile(means, 0.05)), 4), round(float(np.quantile(means, 0.95)), 4)])
+    cold = {key: {lv: round(float(np.mean(list(r.values()))), 4) for lv in LEVELS
+                  if (r := reading('cold_start', lv, judge)) is not None}
+            for key, judge in (('bounded', 'right'), ('strict', 'strict'))}
     summary = dict(judge=SETS['brief']['judge'].name, strict=STRICT.name, levels={lv: len(LEVEL_QA[lv]()) for lv in
-                   LEVELS}, samples={lv: LEVELS[lv] or 'one greedy play' for lv in LEVELS}, runs=runs, **out)
+                   LEVELS}, samples={lv: LEVELS[lv] or 'one greedy play' for lv in LEVELS}, runs=runs,
+                   cold_start=cold, **out)
     (RES/'summary.json').write_text(json.dumps(summary, indent=1) + '\n')
     log(json.dumps(summary, indent=1))
 

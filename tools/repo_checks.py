@@ -180,6 +180,7 @@ def assert_problems() -> list[str]:
     return problems
 
 PROSE_MEDIAN, PROSE_MAX = 30, 250  # words a markdown cell: the median over every notebook; the most one cell holds
+PROSE_LEARN = 1500  # words of prose in 69_rl.learn, the notebook of results most tempted to tell run histories
 
 def prose_problems() -> list[str]:
     """Prose at a reader's rhythm: over all the notebooks, the median markdown cell holds at most `PROSE_MEDIAN` words
@@ -192,6 +193,10 @@ def prose_problems() -> list[str]:
             words.append(n := len(''.join(c['source']).split()))
             if n > PROSE_MAX:
                 problems.append(f'nbs/{p.name}: markdown cell {i} holds {n} words, over {PROSE_MAX}: split or cut it')
+    cells = json.loads((root/'nbs'/'69_rl.learn.ipynb').read_text())['cells']
+    learn = sum(len(''.join(c['source']).split()) for c in cells if c['cell_type'] == 'markdown')
+    if learn > PROSE_LEARN:
+        problems.append(f'nbs/69_rl.learn.ipynb: {learn} words of prose, over {PROSE_LEARN}: its runs go in figures')
     if words and (m := statistics.median(words)) > PROSE_MEDIAN:
         problems.append(f'the median markdown cell holds {m:g} words, over {PROSE_MEDIAN}: shorter paragraphs')
     return problems

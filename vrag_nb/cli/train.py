@@ -163,7 +163,9 @@ class RunFiles(Callback):
         from vrag_nb.files import read_jsonl
         from vrag_nb.rl.learn import plot_policy_metrics
         h = read_jsonl(self.out/'metrics.jsonl')
-        if any(r['phase'] == 'grpo' for r in h): plot_policy_metrics(h, self.out/'curves.png')
+        cfg = self.out/'config.json'
+        seed = json.loads(cfg.read_text()).get('seed') if cfg.exists() else None
+        if any(r['phase'] == 'grpo' for r in h): plot_policy_metrics(h, self.out/'curves.png', seed)
     def after_eval(self, record): self._curves()
     def after_run(self, history): self._curves()
 

@@ -126,6 +126,7 @@ def save_policy(model, # the trained policy (a peft model, or one with fp32 mast
 # %% ../../nbs/69_rl.learn.ipynb #c9c12e47
 def plot_policy_metrics(history: list[dict], # records from `train_policy` (or its metrics.jsonl)
                         path: str | Path, # .png to write
+                        seed: int | None = None, # the run's seed, named in the title; None: no title
                        ) -> Path:
     """Four panels against GRPO steps: reward parts, searches / crops / images per rollout, KL and entropy, seconds per
     step split into rollout, reference and update."""
@@ -148,6 +149,7 @@ def plot_policy_metrics(history: list[dict], # records from `train_policy` (or i
     axs[3].legend(fontsize=8)
     axs[3].set_title('seconds per step')
     for ax in axs: ax.set_xlabel('GRPO step')
+    if seed is not None: fig.suptitle(f'seed {seed}', fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     return Path(path)

@@ -123,6 +123,7 @@ def train(index, examples: list[dict], # the game: an index and its questions
 # %% ../../nbs/62_rl.toy_train.ipynb #1c5a8714
 def plot_metrics(history: list[dict], # metrics per step
                  path: str | Path, # .png to write
+                 seed: int | None = None, # the run's seed, named in the title; None: no title
                 ) -> Path:
     "Reward (with its 10-step mean), KL, entropy and response length against steps."
     from matplotlib.figure import Figure  # not pyplot: a notebook's own backend (inline plots) is left as it was
@@ -137,6 +138,7 @@ def plot_metrics(history: list[dict], # metrics per step
         ax.plot(steps, [m[k] for m in history])
         ax.set_title(k)
     for ax in axs: ax.set_xlabel('step')
+    if seed is not None: fig.suptitle(f'seed {seed}', fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     return Path(path)
@@ -159,7 +161,7 @@ def vrag_train(algo: Param('grpo or ggpo', str, choices=['grpo', 'ggpo']) = 'grp
         h = train(idx, exs, steps=steps, seed=seed, algo=algo, out=out, log=lambda m: print(fmt(m), flush=True),
                   device=device)
     except ValueError as e: raise SystemExit(f'error: {e}')
-    if out: plot_metrics(h, Path(out)/'metrics.png')
+    if out: plot_metrics(h, Path(out)/'metrics.png', seed)
     r = [m['reward_mean'] for m in h]
     summary = dict(algo=algo, seed=seed, device=str(resolve_device(device)), steps=len(h),
                    first_reward=float(np.mean(r[:10])), last_reward=float(np.mean(r[-10:])),
