@@ -169,7 +169,7 @@ def run(a, log):
         with open(out/'metrics.jsonl', 'a') as f:
             f.write(json.dumps(dict(phase='eval', stage='final', step=c.steps, **evaluate(final, 'final'))) + '\n')
         log('read after its last step')
-    if a.set != 'overfit' and a.read: read(a, log, policy=name, model=model, tok=tok)
+    if a.set != 'overfit' and a.read: read(a, log, policy=name)  # the saved adapter over a fresh cold start
 
 
 # the brief runs' settings, fixed in `brief/README.md` before the first of them (item 1's best: lr 2e-3, no KL)
@@ -207,7 +207,7 @@ def level_index(level: str, uid: str) -> str:
     return 'unseen' if uid.startswith('unseen') else 'rdocs'
 
 
-def read(a, log, policy: str | None = None, model=None, tok=None):
+def read(a, log, policy: str | None = None):
     """A policy's readings at the four levels, a chunk of questions at a time appended to
     `brief/readings/POLICY/LEVEL.jsonl` (resumable; `--part K/N` plays every N-th chunk): each question's plays with
     the bounded judge's verdicts, strict ANLS's and the answers' texts. The trained questions are sampled (`LEVELS`
@@ -217,11 +217,10 @@ def read(a, log, policy: str | None = None, model=None, tok=None):
     from cold_start import index_for
     indexes = {}
     policy = policy or a.policy
-    if model is None:
-        model, tok = cold_start(a)
-        if policy != 'cold_start':
-            from peft import PeftModel
-            model = PeftModel.from_pretrained(model, SETS[a.set]['dir']/'runs'/policy/'adapter').merge_and_unload()
+    model, tok = cold_start(a)
+    if policy != 'cold_start':
+        from peft import PeftModel
+        model = PeftModel.from_pretrained(model, SETS[a.set]['dir']/'runs'/policy/'adapter').merge_and_unload()
     model.eval()
     k, n = map(int, a.part.split('/'))
     out = SETS[a.set]['dir']/'readings'/policy
