@@ -295,7 +295,7 @@ def report_brief(a, log):
         steps = sum(h['phase'] == 'grpo' for h in read_jsonl(d/'metrics.jsonl'))
         read_all = all(reading(d.name, lv) is not None for lv in LEVELS)
         runs.append(dict(name=d.name, algo=cfg['algo'], seed=cfg['seed'], steps=steps, of=cfg['steps'],
-                         status='read' if read_all else 'finished' if steps == cfg['steps'] else 'running'))
+                         status='read' if read_all else 'finished' if steps == cfg['steps'] else 'in progress (resumes)'))
     for judge in ('right', 'strict'):
         key = 'bounded' if judge == 'right' else 'strict'
         for lv in LEVELS:
