@@ -294,8 +294,8 @@ def report_brief(a, log):
         cfg = json.loads((d/'config.json').read_text())
         steps = sum(h['phase'] == 'grpo' for h in read_jsonl(d/'metrics.jsonl'))
         read_all = all(reading(d.name, lv) is not None for lv in LEVELS)
-        runs.append(dict(name=d.name, algo=cfg['algo'], seed=cfg['seed'], steps=steps, of=cfg['steps'],
-                         status='read' if read_all else 'finished' if steps == cfg['steps'] else 'in progress (resumes)'))
+        status = 'read' if read_all else 'finished' if steps == cfg['steps'] else 'in progress (resumes)'
+        runs.append(dict(name=d.name, algo=cfg['algo'], seed=cfg['seed'], steps=steps, of=cfg['steps'], status=status))
     for judge in ('right', 'strict'):
         key = 'bounded' if judge == 'right' else 'strict'
         for lv in LEVELS:
