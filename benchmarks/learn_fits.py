@@ -313,7 +313,7 @@ def report_brief(a, log):
                     seeds=[r['seed'] for r in mine], questions=len(uids),
                     cold_start=round(float(np.mean(list(base.values()))), 4), trained=round(float(rates.mean()), 4),
                     per_seed=[round(float(x), 4) for x in rates.mean(1)], diff=round(float(diffs.mean()), 4),
-                    ci90=bootstrap_seeds(diffs))
+                    ci90=bootstrap_seeds(diffs), per_seed_ci90=[bootstrap(d) for d in diffs])
             if len(per_algo) == 2:
                 g, r = per_algo['ggpo'], per_algo['grpo']
                 rng, n = np.random.default_rng(0), len(uids)
