@@ -328,9 +328,9 @@ def report_brief(a, log):
     cold = {key: {lv: round(float(np.mean(list(r.values()))), 4) for lv in LEVELS
                   if (r := reading('cold_start', lv, judge)) is not None}
             for key, judge in (('bounded', 'right'), ('strict', 'strict'))}
-    summary = dict(judge=SETS['brief']['judge'].name, strict=STRICT.name, levels={lv: len(LEVEL_QA[lv]()) for lv in
-                   LEVELS}, samples={lv: LEVELS[lv] or 'one greedy play' for lv in LEVELS}, runs=runs,
-                   cold_start=cold, **out)
+    summary = dict(judge=SETS['brief']['judge'].name, strict_judge=STRICT.name,
+                   levels={lv: len(LEVEL_QA[lv]()) for lv in LEVELS},
+                   samples={lv: LEVELS[lv] or 'one greedy play' for lv in LEVELS}, runs=runs, cold_start=cold, **out)
     (RES/'summary.json').write_text(json.dumps(summary, indent=1) + '\n')
     log(json.dumps(summary, indent=1))
 
