@@ -4,8 +4,8 @@
 
 # %% ../../nbs/10_retrieval.corpus.ipynb #6a120ad4
 from __future__ import annotations
-import contextlib, errno, hashlib, json, math, multiprocessing, os, re, shutil, sys
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
+import contextlib, errno, hashlib, json, math, multiprocessing, os, re, shutil, signal, sys, threading
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,7 +147,6 @@ _POOLS = {}
 def _pool(workers: int) -> ProcessPoolExecutor:
     """A process pool kept for the life of this process: spawning workers costs about a second, so it is paid once.
     Its workers ignore Ctrl-C: the terminal sends it to every process of the group, and it is the parent's to handle."""
-    import signal
     ex = _POOLS.get(workers)
     if ex is None or getattr(ex, '_broken', False):
         ex = _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context('spawn'),
@@ -370,7 +369,7 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
             return
         # workers import the task functions from the package, not from __main__
         import vrag_nb.retrieval.corpus as mod
-        ex, retry, queue, running = _pool(workers), [], iter(tasks), {}
+        ex, retry, queue, running, stop = _pool(workers), [], iter(tasks), {}, []
         def submit():  # the next chunk, if any: one per worker at a time, never the whole document at once
             for key, fn, args, _ in queue:
                 running[ex.submit(getattr(mod, fn.__name__), *args)] = (key, fn, args)
@@ -380,16 +379,23 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
             try: finish(key, f.result(), fn, args)
             except BrokenProcessPool: retry.append((key, fn, args))  # workers could not start or died
             except Exception as e: _skip(rep, args[0], e)
-        for _ in range(workers): submit()
+        def ctrl_c(signum, frame):  # Ctrl-C: nothing more starts; the chunks under way finish (seconds) and are kept
+            stop.append(signum)    # noted, never raised mid-bookkeeping, so no chunk under way goes unrecorded
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # a second Ctrl-C stops at once
+        main = threading.current_thread() is threading.main_thread()  # only the main thread receives signals
+        before = signal.getsignal(signal.SIGINT) if main else signal.SIG_IGN
+        if before != signal.SIG_IGN: signal.signal(signal.SIGINT, ctrl_c)  # a process told to ignore Ctrl-C still does
         try:
+            for _ in range(workers): submit()
             while running:
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for f in done:
-                    submit()
+                    if not stop: submit()
                     collect(f)
-        except KeyboardInterrupt:  # Ctrl-C: nothing more starts; the chunks under way finish (seconds) and are kept
-            for f in as_completed(list(running)): collect(f)  # a second Ctrl-C stops at once
-            raise
+        finally:
+            if before != signal.SIG_IGN:  # None: a handler not set from Python, Python's own put back
+                signal.signal(signal.SIGINT, signal.default_int_handler if before is None else before)
+        if stop: raise KeyboardInterrupt
         if retry:
             print(f'rendering processes failed; rendering {len(retry)} tasks in this process instead', file=sys.stderr)
         for key, fn, args in retry: run_here(key, fn, args)
