@@ -372,7 +372,8 @@ def _render(todo: dict, # document name -> [(function, args, pages)] (`_plan`)
         ex, retry, queue, running, stop = _pool(workers), [], iter(tasks), {}, []
         def submit():  # the next chunk, if any: one per worker at a time, never the whole document at once
             for key, fn, args, _ in queue:
-                running[ex.submit(getattr(mod, fn.__name__), *args)] = (key, fn, args)
+                try: running[ex.submit(getattr(mod, fn.__name__), *args)] = (key, fn, args)
+                except BrokenProcessPool: retry.extend([(key, fn, args)] + [t[:3] for t in queue])  # all, here
                 return
         def collect(f):
             key, fn, args = running.pop(f)

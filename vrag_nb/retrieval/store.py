@@ -160,9 +160,14 @@ def index_lock(path: str | Path, # the index (or corpus) dir; the lock file is `
                quiet_for: float = 0, # seconds to wait before saying so (a reader: another's load takes about a second)
               ):
     """Hold the write lock of an index dir for the length of a `with`, re-entrant in one process; a second writer waits,
-    saying so. Raises `TimeoutError` after `timeout` seconds."""
+    saying so. Raises `TimeoutError` after `timeout` seconds, and `RuntimeError` in a worker process that is re-running
+    its parent's main script (spawn), which would wait for ever for the lock its parent holds."""
     from filelock import FileLock, Timeout
+    import multiprocessing
     path = Path(path)
+    if getattr(multiprocessing.current_process(), '_inheriting', False):  # how multiprocessing itself tells this case
+        raise RuntimeError(f"{path}: a worker process ran the main script again, and the script writes this index: put "
+                           "the script's work under `if __name__ == '__main__':`")
     path.mkdir(parents=True, exist_ok=True)
     lock = FileLock(path/'.lock', is_singleton=True)
     try: lock.acquire(timeout=quiet_for if timeout < 0 else min(quiet_for, timeout))
