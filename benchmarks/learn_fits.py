@@ -403,6 +403,8 @@ def main(argv=None):
     if a.stage == 'run' and a.set == 'overfit' and not a.name: ap.error('run --set overfit needs --name')
     if a.part.count('/') != 1 or not all(x.isdigit() for x in a.part.split('/')):
         ap.error(f'--part must be K/N, got {a.part!r}')
+    k, n = map(int, a.part.split('/'))
+    if not 0 <= k < n: ap.error(f'--part K/N counts K from 0 to N-1, got {a.part!r} (the parts of 2 are 0/2 and 1/2)')
     bad = set(a.levels.split(',')) - set(LEVELS)
     if bad: ap.error(f'unknown level(s) {sorted(bad)}; choose from {list(LEVELS)}')
     from vrag_nb.retrieval.rerank import use_reranker
