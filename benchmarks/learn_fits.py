@@ -357,16 +357,25 @@ def report_overfit(a, log):
     (RES/'overfit.json').write_text(json.dumps({'questions': len(uids), 'samples': 16, 'judge': judge, 'runs': runs},
                                                indent=1) + '\n')
     from matplotlib.figure import Figure
-    fig = Figure(figsize=(7, 3.2)); ax = fig.subplots()
+    fig = Figure(figsize=(10, 3.4)); ax, bx = fig.subplots(1, 2, gridspec_kw=dict(width_ratios=(2, 1)))
+    colour = {name: f'C{j}' for j, name in enumerate(runs)}  # one colour a run in both panels
     for name, r in runs.items():
         x = np.arange(1, len(r['train_pass_rate']) + 1)
         k = 8  # a step plays 2 of the 16 questions: the mean over the last 8 steps covers each about once
         y = [np.mean(r['train_pass_rate'][max(0, i - k + 1):i + 1]) for i in range(len(x))]
         state = '' if r['status'] == 'finished' else f", running: step {r['steps_done']} of {r['settings']['steps']}"
-        ax.plot(x, y, label=f"{name} (seed {r['settings']['seed']}{state})")
+        ax.plot(x, y, color=colour[name], label=f"{name} (seed {r['settings']['seed']}{state})")
     ax.axhline(np.mean([before[u] for u in uids]), color='grey', ls=':', label='cold start (16 samples)')
     ax.set_xlabel('GRPO step'); ax.set_ylabel('pass rate of the step\'s questions\n(mean of the last 8 steps)')
-    ax.legend(fontsize=7); fig.tight_layout(); fig.savefig(RES/'overfit.png', dpi=80)
+    ax.legend(fontsize=7)
+    read_ = [(n, r) for n, r in runs.items() if 'diff' in r]  # the plan's one number: after - before, 16 plays
+    for i, (n, r) in enumerate(read_):
+        bx.errorbar(r['diff'], i, xerr=[[r['diff'] - r['ci90'][0]], [r['ci90'][1] - r['diff']]], fmt='o', capsize=3,
+                    color=colour[n])
+    bx.set_yticks(range(len(read_)), [n for n, _ in read_]); bx.invert_yaxis()
+    bx.axvline(0, color='grey', lw=0.8); bx.axvline(0.2, color='grey', ls='--', lw=0.8, label='goal: +0.20')
+    bx.set_xlabel(f'pass rate after - before\n({len(uids)} questions x 16 plays, 90 % interval)'); bx.legend(fontsize=7)
+    fig.tight_layout(); fig.savefig(RES/'overfit.png', dpi=80)
     log(json.dumps({k: {kk: v.get(kk) for kk in ('status', 'steps_done', 'before', 'after', 'diff', 'ci90')}
                     for k, v in runs.items()}, indent=1))
 
