@@ -353,7 +353,9 @@ def report_overfit(a, log):
                      after=round(float(np.mean([after[u] for u in uids])), 4), diff=round(float(diff.mean()), 4),
                      ci90=bootstrap(diff), per_question={u: [before[u], after[u]] for u in uids})
         runs[d.name] = r
-    judge = SETS['overfit']['judge'].name
+    runs = dict(sorted(runs.items(), key=lambda kv: (kv[1]['settings']['lr'], kv[1]['settings']['group'],
+                                                     kv[1]['settings']['kl_coef'], -kv[1]['settings']['lora_r'])))
+    judge = SETS['overfit']['judge'].name  # runs in the sweep's order: the decade, then one lever at a time
     (RES/'overfit.json').write_text(json.dumps({'questions': len(uids), 'samples': 16, 'judge': judge, 'runs': runs},
                                                indent=1) + '\n')
     from matplotlib.figure import Figure
