@@ -353,9 +353,10 @@ def report_overfit(a, log):
                      after=round(float(np.mean([after[u] for u in uids])), 4), diff=round(float(diff.mean()), 4),
                      ci90=bootstrap(diff), per_question={u: [before[u], after[u]] for u in uids})
         runs[d.name] = r
+    # the sweep's order: the decade of learning rates, then one lever at a time
     runs = dict(sorted(runs.items(), key=lambda kv: (kv[1]['settings']['lr'], kv[1]['settings']['group'],
                                                      kv[1]['settings']['kl_coef'], -kv[1]['settings']['lora_r'])))
-    judge = SETS['overfit']['judge'].name  # runs in the sweep's order: the decade, then one lever at a time
+    judge = SETS['overfit']['judge'].name
     (RES/'overfit.json').write_text(json.dumps({'questions': len(uids), 'samples': 16, 'judge': judge, 'runs': runs},
                                                indent=1) + '\n')
     from matplotlib.figure import Figure
@@ -370,11 +371,11 @@ def report_overfit(a, log):
     ax.axhline(np.mean([before[u] for u in uids]), color='grey', ls=':', label='cold start (16 samples)')
     ax.set_xlabel('GRPO step'); ax.set_ylabel('pass rate of the step\'s questions\n(mean of the last 8 steps)')
     ax.legend(fontsize=7)
-    read_ = [(n, r) for n, r in runs.items() if 'diff' in r]  # the plan's one number: after - before, 16 plays
-    for i, (n, r) in enumerate(read_):
+    read_runs = [(n, r) for n, r in runs.items() if 'diff' in r]  # the plan's one number: after - before, 16 plays
+    for i, (n, r) in enumerate(read_runs):
         bx.errorbar(r['diff'], i, xerr=[[r['diff'] - r['ci90'][0]], [r['ci90'][1] - r['diff']]], fmt='o', capsize=3,
                     color=colour[n])
-    bx.set_yticks(range(len(read_)), [n for n, _ in read_]); bx.invert_yaxis()
+    bx.set_yticks(range(len(read_runs)), [n for n, _ in read_runs]); bx.invert_yaxis()
     bx.axvline(0, color='grey', lw=0.8); bx.axvline(0.2, color='grey', ls='--', lw=0.8, label='goal: +0.20')
     bx.set_xlabel(f'pass rate after - before\n({len(uids)} questions x 16 plays, 90 % interval)'); bx.legend(fontsize=7)
     fig.tight_layout(); fig.savefig(RES/'overfit.png', dpi=80)
